@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Inline BPF socket-local storage: a patch series against Debian's
+# linux-source-6.12, with the guest, tests and tools that exercise it.
+#
+#   make check   install what is missing, build, boot and run every test
+#   make demo    boot the kernel with the inline tail on and show it
+#   make help    every target
+
+SHELL		:= /bin/bash
+JOBS		?= $(shell nproc)
+SRC_TARBALL	?= /usr/src/linux-source-6.12.tar.xz
+BUILD		:= build
+TREE		:= $(BUILD)/linux
+OBJ		:= $(BUILD)/obj
+KSFT_NAME	:= bpf_sk_inline
+KSFT_SRC	:= $(TREE)/tools/testing/selftests/$(KSFT_NAME)
+KSFT_INSTALL	:= $(BUILD)/kselftest
+ROOTFS		:= $(BUILD)/initramfs.cpio
+SERIES		:= $(sort $(wildcard [0-9][0-9][0-9][0-9]-*.patch))
+PATCHES		:= $(filter-out 0000-%,$(SERIES))
+KMAKE		:= $(MAKE) -C $(TREE) O=$(abspath $(OBJ)) ARCH=x86_64 -j$(JOBS)
+
+# Boot configurations "make check" runs the whole kselftest target under:
+# feature off, a valid tail, an unaligned tail and invalid values.
+CHECK_BOOTS	?= off:: \
+		   tail128:sysctl.net.core.bpf_sk_inline_bytes=128 \
+		   unaligned100:sysctl.net.core.bpf_sk_inline_bytes=100 \
+		   toolarge:sysctl.net.core.bpf_sk_inline_bytes=4096 \
+		   notanumber:sysctl.net.core.bpf_sk_inline_bytes=12abc \
+		   negative:sysctl.net.core.bpf_sk_inline_bytes=-8
+DEMO_APPEND	?= sysctl.net.core.bpf_sk_inline_bytes=128
+
+.PHONY: help deps tree kernel selftests rootfs check demo patches checkpatch \
+	bisect-build clean distclean
+
+help:
+	@echo "deps        install the Debian packages the project needs (only missing ones)"
+	@echo "tree        extract $(SRC_TARBALL) to $(TREE) and apply the series"
+	@echo "kernel      build the guest kernel into $(BUILD)/bzImage"
+	@echo "selftests   build and install the kselftest target into $(KSFT_INSTALL)"
+	@echo "rootfs      build the guest initramfs $(ROOTFS)"
+	@echo "check       everything above, then run the kselftests under each boot"
+	@echo "demo        boot with $(DEMO_APPEND) and show the sysctl and caches"
+	@echo "patches     regenerate the patch files from the commits in $(TREE)"
+	@echo "checkpatch  scripts/checkpatch.pl --strict on every patch"
+	@echo "bisect-build build the kernel at every commit of the series"
+
+deps:
+	@vm/install-deps
+
+# The tree is a git repository: "pristine" is the tarball, each later
+# commit is one patch. Edit and commit there, then "make patches".
+tree: deps
+	@vm/apply-series $(SRC_TARBALL) $(TREE) $(PATCHES)
+
+$(OBJ)/.config: vm/kernel.config | tree
+	@mkdir -p $(OBJ)
+	$(KMAKE) -s tinyconfig >/dev/null
+	$(TREE)/scripts/kconfig/merge_config.sh -m -O $(OBJ) $(OBJ)/.config vm/kernel.config >/dev/null
+	$(KMAKE) -s olddefconfig
+	@vm/check-config $(OBJ)/.config vm/kernel.config
+
+kernel: tree $(OBJ)/.config
+	$(KMAKE) bzImage
+	@cp $(OBJ)/arch/x86/boot/bzImage $(BUILD)/bzImage
+	@echo "kernel: $(BUILD)/bzImage"
+
+selftests: tree
+	@mkdir -p $(KSFT_SRC)
+	@rsync -a --delete kselftest/ $(KSFT_SRC)/
+	$(KMAKE) -s headers
+	$(MAKE) -s -C $(TREE)/tools/testing/selftests TARGETS=$(KSFT_NAME) \
+		O=$(abspath $(OBJ)) KHDR_INCLUDES="-isystem $(abspath $(OBJ))/usr/include" \
+		VMLINUX_BTF=$(abspath $(OBJ))/vmlinux \
+		INSTALL_PATH=$(abspath $(KSFT_INSTALL)) install >/dev/null
+
+rootfs: selftests
+	@vm/mkroot --kselftest $(KSFT_INSTALL) --tools tools --out $(ROOTFS)
+
+check: kernel rootfs
+	@vm/check-boots --kernel $(BUILD)/bzImage --initramfs $(ROOTFS) \
+		--logs $(BUILD)/logs $(CHECK_BOOTS)
+
+demo: kernel rootfs
+	@vm/run --kernel $(BUILD)/bzImage --initramfs $(ROOTFS) \
+		--append "$(DEMO_APPEND)" --log $(BUILD)/logs/demo.log -- /tools/demo
+
+patches:
+	@vm/export-series $(TREE)
+
+checkpatch: tree
+	@cd $(TREE) && ./scripts/checkpatch.pl --strict --quiet \
+		$(addprefix $(CURDIR)/,$(PATCHES)) && echo "checkpatch: clean"
+
+bisect-build: tree $(OBJ)/.config
+	@vm/bisect-build $(TREE) $(OBJ) $(JOBS)
+
+clean:
+	rm -rf $(OBJ) $(KSFT_INSTALL) $(ROOTFS) $(BUILD)/bzImage $(BUILD)/logs
+
+distclean:
+	rm -rf $(BUILD)

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * net.core.bpf_sk_inline_bytes is chosen on the command line, fixed after
+ * boot, and every full socket cache is sized from it.
+ *
+ * The expected value is derived from this boot's /proc/cmdline, so the same
+ * binary checks every boot configuration. Base sizes come from the kernel
+ * itself: /proc/net/protocols reports each protocol's obj_size, which does
+ * not depend on the tail, and BTF reports the request and timewait socks.
+ */
+#include <sys/klog.h>
+#include <bpf/btf.h>
+
+#include "../kselftest_harness.h"
+#include "sk_inline_util.h"
+
+#define SYSLOG_ACTION_READ_ALL		3
+#define SYSLOG_ACTION_SIZE_BUFFER	10
+
+static long sysctl_now(void)
+{
+	return read_ulong(INLINE_BYTES_SYSCTL);
+}
+
+static long slab_object_size(const char *cache)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/object_size", cache);
+	return read_ulong(path);
+}
+
+/* Count kernel log lines that contain both needles (needle2 may be NULL). */
+static int count_log_lines(const char *needle1, const char *needle2)
+{
+	int size = klogctl(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0);
+	char *buf, *line, *save;
+	int n, count = 0;
+
+	if (size <= 0)
+		return -1;
+	buf = calloc(1, size + 1);
+	if (!buf)
+		return -1;
+	n = klogctl(SYSLOG_ACTION_READ_ALL, buf, size);
+	if (n < 0) {
+		free(buf);
+		return -1;
+	}
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, needle1) && (!needle2 || strstr(line, needle2)))
+			count++;
+	free(buf);
+	return count;
+}
+
+TEST(sysctl_reports_the_value_chosen_at_boot)
+{
+	ASSERT_EQ((long)expected_inline_bytes(), sysctl_now());
+}
+
+TEST(writing_the_value_in_effect_succeeds_and_changes_nothing)
+{
+	long before = sysctl_now();
+	char val[32];
+
+	ASSERT_LE(0, before);
+	snprintf(val, sizeof(val), "%ld\n", before);
+	ASSERT_EQ(0, write_file(INLINE_BYTES_SYSCTL, val));
+	ASSERT_EQ(before, sysctl_now());
+}
+
+TEST(writing_another_valid_value_fails_with_eperm_and_changes_nothing)
+{
+	long before = sysctl_now();
+	const char *others[] = { "0", "8", "64", "128", "1024" };
+	char val[32];
+	int i;
+
+	ASSERT_LE(0, before);
+	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		if (strtol(others[i], NULL, 0) == before)
+			continue;
+		EXPECT_EQ(-EPERM, write_file(INLINE_BYTES_SYSCTL, others[i])) {
+			TH_LOG("writing %s", others[i]);
+		}
+	}
+	snprintf(val, sizeof(val), "%ld", before + 8);
+	EXPECT_EQ(-EPERM, write_file(INLINE_BYTES_SYSCTL, val));
+	ASSERT_EQ(before, sysctl_now());
+}
+
+TEST(writing_a_value_above_the_maximum_fails_with_einval)
+{
+	long before = sysctl_now();
+	const char *bad[] = { "1025", "1032", "4096", "4294967296" };
+	int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, write_file(INLINE_BYTES_SYSCTL, bad[i])) {
+			TH_LOG("writing %s", bad[i]);
+		}
+	}
+	ASSERT_EQ(before, sysctl_now());
+}
+
+TEST(writing_a_negative_or_non_numeric_value_fails_with_einval)
+{
+	long before = sysctl_now();
+	const char *bad[] = { "-8", "-1", "abc", "12abc", "0x" };
+	int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, write_file(INLINE_BYTES_SYSCTL, bad[i])) {
+			TH_LOG("writing \"%s\"", bad[i]);
+		}
+	}
+	ASSERT_EQ(before, sysctl_now());
+}
+
+TEST(every_full_socket_cache_grew_by_exactly_the_tail)
+{
+	const char *required[] = { "TCP", "TCPv6", "UDP", "UDPv6", "UNIX",
+				   "UNIX-STREAM", "RAW", "PING" };
+	unsigned int tail = expected_inline_bytes();
+	char name[64], slab[8], line[512];
+	int checked = 0, i, found;
+	unsigned int obj_size;
+	FILE *f;
+
+	f = fopen("/proc/net/protocols", "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(line, sizeof(line), f));	/* header */
+	while (fgets(line, sizeof(line), f)) {
+		long want, got;
+
+		ASSERT_EQ(3, sscanf(line, "%63s %u %*d %*d %*s %*u %7s", name,
+				    &obj_size, slab)) TH_LOG("line: %s", line);
+		if (strcmp(slab, "yes"))
+			continue;
+		want = tail ? align_up(obj_size, INLINE_ALIGN) + tail : obj_size;
+		got = slab_object_size(name);
+		EXPECT_EQ(want, got)
+			TH_LOG("%s: obj_size %u, tail %u", name, obj_size, tail);
+		checked++;
+	}
+	fclose(f);
+	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
+		found = slab_object_size(required[i]) > 0;
+		EXPECT_TRUE(found) {
+			TH_LOG("no slab cache for %s", required[i]);
+		}
+	}
+	ASSERT_LE(8, checked);
+}
+
+static long btf_struct_size(const char *name)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	long size = -1;
+	int id;
+
+	if (!btf)
+		return -1;
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
+	if (id > 0)
+		size = btf__resolve_size(btf, id);
+	btf__free(btf);
+	return size;
+}
+
+TEST(request_and_timewait_socket_caches_keep_their_size)
+{
+	long req = btf_struct_size("tcp_request_sock");
+	long tw = btf_struct_size("tcp_timewait_sock");
+
+	ASSERT_LT(0, req);
+	ASSERT_LT(0, tw);
+	EXPECT_EQ(req, slab_object_size("request_sock_TCP"));
+	EXPECT_EQ(req, slab_object_size("request_sock_TCPv6"));
+	EXPECT_EQ(tw, slab_object_size("tw_sock_TCP"));
+	EXPECT_EQ(tw, slab_object_size("tw_sock_TCPv6"));
+}
+
+TEST(boot_log_reports_a_bad_value_exactly_once)
+{
+	const char *arg = inline_bytes_boot_arg();
+	unsigned int bytes;
+	int want = arg && !inline_bytes_valid(arg, &bytes) ? 1 : 0;
+
+	ASSERT_EQ(want, count_log_lines("bpf_sk_inline_bytes", "invalid value"));
+}
+
+TEST(boot_log_reports_rounding_of_an_unaligned_value)
+{
+	const char *arg = inline_bytes_boot_arg();
+	unsigned int bytes = 0;
+	int want = 0;
+
+	if (inline_bytes_valid(arg, &bytes) && bytes % INLINE_ALIGN)
+		want = 1;
+	ASSERT_EQ(want, count_log_lines("bpf_sk_inline_bytes", "rounded up"));
+}
+
+TEST(boot_replay_of_the_argument_writes_no_error)
+{
+	ASSERT_EQ(0, count_log_lines("Failed to set sysctl", NULL));
+	ASSERT_EQ(0, count_log_lines("bpf_sk_inline_bytes", "rror"));
+}
+
+TEST_HARNESS_MAIN
