@@ -90,7 +90,7 @@ patches:
 	@vm/export-series $(TREE)
 
 checkpatch: tree
-	@cd $(TREE) && ./scripts/checkpatch.pl --strict --quiet \
+	@cd $(TREE) && PATH=/usr/bin:$$PATH ./scripts/checkpatch.pl --strict --quiet \
 		$(addprefix $(CURDIR)/,$(PATCHES)) && echo "checkpatch: clean"
 
 bisect-build: tree $(OBJ)/.config

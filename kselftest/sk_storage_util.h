@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* User-space side of the sk storage tests: drive the helpers and syscalls. */
+#ifndef SK_STORAGE_UTIL_H
+#define SK_STORAGE_UTIL_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "sk_inline_util.h"
+#include "sk_storage_test.h"
+#include "sk_storage.skel.h"
+
+#define LAYOUT_FILE	"/sys/kernel/debug/bpf_sk_inline"
+#define REUSE_SYSCTL	"/proc/sys/net/core/bpf_sk_inline_reuse"
+#define SLOT_HDR	8
+
+/* Bytes a map with @value_size takes in the tail: owner tag + value. */
+static inline unsigned int slot_size(unsigned int value_size)
+{
+	return align_up(SLOT_HDR + value_size, INLINE_ALIGN);
+}
+
+struct attached {
+	struct sk_storage *skel;
+	struct bpf_link *set, *get;
+};
+
+/* Attach the loaded driver programs to the root cgroup. */
+static inline int attach_progs(struct attached *a)
+{
+	int cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY);
+
+	if (cg < 0)
+		return -errno;
+	a->set = bpf_program__attach_cgroup(a->skel->progs.sk_storage_set, cg);
+	a->get = bpf_program__attach_cgroup(a->skel->progs.sk_storage_get, cg);
+	close(cg);
+	return a->set && a->get ? 0 : -1;
+}
+
+/* Load the driver programs and attach them to the root cgroup. */
+static inline int attach_driver(struct attached *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->skel = sk_storage__open_and_load();
+	if (!a->skel)
+		return -1;
+	return attach_progs(a);
+}
+
+static inline void detach_driver(struct attached *a)
+{
+	bpf_link__destroy(a->set);
+	bpf_link__destroy(a->get);
+	sk_storage__destroy(a->skel);
+}
+
+/* Helper side: bpf_sk_storage_get()/delete() run by the cgroup programs. */
+static inline int helper_create(int fd, int map, const void *val, socklen_t len)
+{
+	return setsockopt(fd, SOL_SK_STORAGE_TEST, OPTNAME(map, OP_CREATE),
+			  val, len) ? -errno : 0;
+}
+
+static inline int helper_create_zero(int fd, int map)
+{
+	char dummy = 0;
+
+	return setsockopt(fd, SOL_SK_STORAGE_TEST,
+			  OPTNAME(map, OP_CREATE_ZERO), &dummy, 1) ? -errno : 0;
+}
+
+static inline int helper_delete(int fd, int map)
+{
+	char dummy = 0;
+
+	return setsockopt(fd, SOL_SK_STORAGE_TEST, OPTNAME(map, OP_DELETE),
+			  &dummy, 1) ? -errno : 0;
+}
+
+static inline int helper_race(int fd, int map, const struct race_cmd *cmd)
+{
+	return setsockopt(fd, SOL_SK_STORAGE_TEST, OPTNAME(map, OP_RACE),
+			  cmd, sizeof(*cmd)) ? -errno : 0;
+}
+
+static inline int helper_get(int fd, int map, void *out, socklen_t len)
+{
+	socklen_t got = len;
+
+	if (getsockopt(fd, SOL_SK_STORAGE_TEST, OPTNAME(map, OP_GET), out, &got))
+		return -errno;
+	return got == len ? 0 : -EMSGSIZE;
+}
+
+/* Syscall side: BPF_MAP_*_ELEM keyed by socket fd; 0 or -errno. */
+static inline int sys_update(int map_fd, int fd, const void *val, __u64 flags)
+{
+	return bpf_map_update_elem(map_fd, &fd, val, flags) ? -errno : 0;
+}
+
+static inline int sys_lookup(int map_fd, int fd, void *val)
+{
+	return bpf_map_lookup_elem(map_fd, &fd, val) ? -errno : 0;
+}
+
+static inline int sys_delete(int map_fd, int fd)
+{
+	return bpf_map_delete_elem(map_fd, &fd) ? -errno : 0;
+}
+
+static inline __u32 map_id(int map_fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
+		return 0;
+	return info.id;
+}
+
+/*
+ * Read the map's slot from its fdinfo: 1 inline (offset and size set),
+ * 0 dynamic, -1 when fdinfo says neither (a kernel without the series).
+ */
+static inline int map_slot(int map_fd, unsigned int *off, unsigned int *size)
+{
+	char path[64], buf[1024], *p;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map_fd);
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	if (strstr(buf, "sk_storage:\tdynamic"))
+		return 0;
+	if (!strstr(buf, "sk_storage:\tinline"))
+		return -1;
+	p = strstr(buf, "sk_inline_offset:\t");
+	if (!p || sscanf(p, "sk_inline_offset:\t%u", off) != 1)
+		return -1;
+	p = strstr(buf, "sk_inline_size:\t");
+	if (!p || sscanf(p, "sk_inline_size:\t%u", size) != 1)
+		return -1;
+	return 1;
+}
+
+/* One "name: N" line of the layout view, or -1. */
+static inline long layout_value(const char *name)
+{
+	char buf[8192], *p;
+	size_t n = strlen(name);
+
+	if (read_file(LAYOUT_FILE, buf, sizeof(buf)) < 0)
+		return -1;
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, name, n) && p[n] == ':')
+			return strtol(p + n + 1, NULL, 10);
+	return -1;
+}
+
+/* The layout view's row for map @id: 1 found (offset, size), 0 absent. */
+static inline int layout_row(__u32 id, unsigned int *off, unsigned int *size)
+{
+	char buf[8192], *line, *save, state[16];
+	unsigned int o, s, mid;
+
+	if (read_file(LAYOUT_FILE, buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%u %u %15s %u", &o, &s, state, &mid) == 4 &&
+		    !strcmp(state, "map") && mid == id) {
+			*off = o;
+			*size = s;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* How many slots of @slot bytes the free ranges of the layout can hold. */
+static inline long layout_free_capacity(unsigned int slot)
+{
+	char buf[8192], *line, *save, state[16];
+	unsigned int o, s;
+	long n = 0;
+
+	if (read_file(LAYOUT_FILE, buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%u %u %15s", &o, &s, state) == 3 &&
+		    !strcmp(state, "free"))
+			n += s / slot;
+	return n;
+}
+
+/* A map's slot, remembered before the map is closed. */
+struct slot_ref {
+	__u32 id;
+	int is_inline;
+	unsigned int off;
+};
+
+static inline struct slot_ref slot_ref(int map_fd)
+{
+	struct slot_ref r = { .id = map_id(map_fd) };
+	unsigned int size;
+
+	r.is_inline = map_slot(map_fd, &r.off, &size) == 1;
+	return r;
+}
+
+/* Is the row at @off still @r's map, alive or dying (id already gone)? */
+static inline int slot_held(const struct slot_ref *r)
+{
+	char buf[8192], *line, *save, state[16];
+	unsigned int o, s, mid;
+
+	if (read_file(LAYOUT_FILE, buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%u %u %15s %u", &o, &s, state, &mid) != 4 ||
+		    o != r->off)
+			continue;
+		return !strcmp(state, "dying") ||
+		       (!strcmp(state, "map") && mid == r->id);
+	}
+	return 0;
+}
+
+/* Wait until a freed map's slot left it (map free is deferred). */
+static inline int wait_released(struct slot_ref r)
+{
+	int i;
+
+	if (!r.is_inline)
+		return 0;
+	for (i = 0; i < 2000; i++) {
+		if (!slot_held(&r))
+			return 0;
+		usleep(5000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* Close a map and wait until its slot is free or leaked. */
+static inline int free_map(int map_fd)
+{
+	struct slot_ref r = slot_ref(map_fd);
+
+	close(map_fd);
+	return wait_released(r);
+}
+
+/* BTF for an sk storage map: int key, value of @value_size bytes. */
+static inline struct btf *sk_map_btf(unsigned int value_size, __u32 *key_id,
+				     __u32 *value_id)
+{
+	struct btf *btf = btf__new_empty();
+	int int_id, u8_id, arr_id;
+
+	if (!btf)
+		return NULL;
+	int_id = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	u8_id = btf__add_int(btf, "unsigned char", 1, 0);
+	arr_id = btf__add_array(btf, int_id, u8_id, value_size);
+	if (int_id < 0 || u8_id < 0 || arr_id < 0 || btf__load_into_kernel(btf)) {
+		btf__free(btf);
+		return NULL;
+	}
+	*key_id = int_id;
+	*value_id = arr_id;
+	return btf;
+}
+
+/* Create an sk storage map with a @value_size value; its fd or -errno. */
+static inline int create_sk_map(unsigned int value_size, __u32 extra_flags)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	__u32 key_id, value_id;
+	struct btf *btf;
+	int fd;
+
+	btf = sk_map_btf(value_size, &key_id, &value_id);
+	if (!btf)
+		return -EINVAL;
+	opts.btf_fd = btf__fd(btf);
+	opts.btf_key_type_id = key_id;
+	opts.btf_value_type_id = value_id;
+	opts.map_flags = BPF_F_NO_PREALLOC | extra_flags;
+	fd = bpf_map_create(BPF_MAP_TYPE_SK_STORAGE, "sk_inline_test", 4,
+			    value_size, 0, &opts);
+	fd = fd < 0 ? -errno : fd;
+	btf__free(btf);
+	return fd;
+}
+
+static inline unsigned int tail_bytes(void)
+{
+	return read_ulong(INLINE_BYTES_SYSCTL);
+}
+
+#endif
