@@ -26,6 +26,7 @@ KMAKE		:= $(MAKE) -C $(TREE) O=$(abspath $(OBJ)) ARCH=x86_64 -j$(JOBS)
 CHECK_BOOTS	?= off:: \
 		   tail128:sysctl.net.core.bpf_sk_inline_bytes=128 \
 		   unaligned100:sysctl.net.core.bpf_sk_inline_bytes=100 \
+		   tail1024:sysctl.net.core.bpf_sk_inline_bytes=1024 \
 		   toolarge:sysctl.net.core.bpf_sk_inline_bytes=4096 \
 		   notanumber:sysctl.net.core.bpf_sk_inline_bytes=12abc \
 		   negative:sysctl.net.core.bpf_sk_inline_bytes=-8
@@ -75,8 +76,16 @@ selftests: tree
 		VMLINUX_BTF=$(abspath $(OBJ))/vmlinux \
 		INSTALL_PATH=$(abspath $(KSFT_INSTALL)) install >/dev/null
 
-rootfs: selftests
-	@vm/mkroot --kselftest $(KSFT_INSTALL) --tools tools --out $(ROOTFS)
+# Guest tools written in C, linked statically like the kselftests.
+GUEST_TOOLS	:= $(BUILD)/tools/sk-map-hold
+
+$(BUILD)/tools/%: tools/%.c | selftests
+	@mkdir -p $(BUILD)/tools
+	$(CC) -O2 -Wall -isystem $(OBJ)/usr/include -o $@ $< -static -lbpf -lelf -lz
+
+rootfs: selftests $(GUEST_TOOLS)
+	@vm/mkroot --kselftest $(KSFT_INSTALL) --tools tools --tools $(BUILD)/tools \
+		--out $(ROOTFS)
 
 check: kernel rootfs
 	@vm/check-boots --kernel $(BUILD)/bzImage --initramfs $(ROOTFS) \

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sk-map-hold: create sk storage maps of the given value sizes, run a
+ * command while they exist, then free them. Shows which maps get an
+ * inline slot:  sk-map-hold 16 8 no-inline:16 2048 -- sk-inline-slots
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+
+#ifndef BPF_F_NO_INLINE
+#define BPF_F_NO_INLINE (1U << 19)
+#endif
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sk-map-hold [no-inline:]SIZE... [-- COMMAND [ARGS...]]\n"
+		"Create one BPF_MAP_TYPE_SK_STORAGE map per SIZE (value bytes,\n"
+		"1..65535), run COMMAND while they exist, then free them.\n");
+}
+
+static int create_map(unsigned int size, __u32 flags)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	struct btf *btf = btf__new_empty();
+	int key, u8, arr, fd;
+
+	if (!btf)
+		return -ENOMEM;
+	key = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	u8 = btf__add_int(btf, "unsigned char", 1, 0);
+	arr = btf__add_array(btf, key, u8, size);
+	if (key < 0 || u8 < 0 || arr < 0 || btf__load_into_kernel(btf)) {
+		btf__free(btf);
+		return -EINVAL;
+	}
+	opts.btf_fd = btf__fd(btf);
+	opts.btf_key_type_id = key;
+	opts.btf_value_type_id = arr;
+	opts.map_flags = BPF_F_NO_PREALLOC | flags;
+	fd = bpf_map_create(BPF_MAP_TYPE_SK_STORAGE, "sk_map_hold", 4, size, 0, &opts);
+	btf__free(btf);
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	int i, status = 0;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *arg = argv[i];
+		__u32 flags = 0;
+		char *end;
+		unsigned long size;
+		int fd;
+
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!strncmp(arg, "no-inline:", 10)) {
+			flags = BPF_F_NO_INLINE;
+			arg += 10;
+		}
+		errno = 0;
+		size = strtoul(arg, &end, 10);
+		if (errno || *end || !size || size > 65535 || *arg == '-') {
+			fprintf(stderr, "sk-map-hold: bad size '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+		fd = create_map(size, flags);
+		if (fd < 0) {
+			fprintf(stderr, "sk-map-hold: map of %lu bytes: %s\n", size, strerror(-fd));
+			return 1;
+		}
+		printf("map fd %d: value %lu bytes%s\n", fd, size,
+		       flags ? ", BPF_F_NO_INLINE" : "");
+	}
+	fflush(stdout);
+	if (i < argc - 1) {
+		pid_t pid = fork();
+
+		if (!pid) {
+			execvp(argv[i + 1], argv + i + 1);
+			perror("sk-map-hold: exec");
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) < 0)
+			return 1;
+		return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+	}
+	return 0;
+}
