@@ -100,9 +100,19 @@ static inline int helper_get(int fd, int map, void *out, socklen_t len)
 }
 
 /* Syscall side: BPF_MAP_*_ELEM keyed by socket fd; 0 or -errno. */
+/*
+ * The dynamic path returns EAGAIN when the socket's storage is being
+ * installed by another CPU or torn down by a map free: retry, as user space
+ * has to. The inline path never returns it.
+ */
 static inline int sys_update(int map_fd, int fd, const void *val, __u64 flags)
 {
-	return bpf_map_update_elem(map_fd, &fd, val, flags) ? -errno : 0;
+	int err, tries = 0;
+
+	do {
+		err = bpf_map_update_elem(map_fd, &fd, val, flags) ? -errno : 0;
+	} while (err == -EAGAIN && ++tries < 1000);
+	return err;
 }
 
 static inline int sys_lookup(int map_fd, int fd, void *val)
