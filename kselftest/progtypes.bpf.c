@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Count a socket's packets in sk storage from three program types that call
+ * bpf_sk_storage_get(): cgroup_skb, tc (through bpf_sk_fullsock()) and
+ * fentry (the _tracing variant of the helper).
+ */
+#include <linux/bpf.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "sk_storage_test.h"
+
+char _license[] SEC("license") = "GPL";
+
+#define COUNTER_MAP(name)					\
+struct {							\
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);			\
+	__uint(map_flags, BPF_F_NO_PREALLOC);			\
+	__type(key, int);					\
+	__type(value, struct val8);				\
+} name SEC(".maps")
+
+COUNTER_MAP(count_cgroup_skb);
+COUNTER_MAP(count_tc);
+COUNTER_MAP(count_fentry);
+
+/* Only sockets bound to this port are counted. */
+__u16 port;
+
+static __always_inline void count(void *map, void *sk)
+{
+	struct val8 *v = bpf_sk_storage_get(map, sk, 0,
+					    BPF_SK_STORAGE_GET_F_CREATE);
+
+	if (v)
+		__sync_fetch_and_add(&v->a, 1);
+}
+
+static __always_inline struct bpf_sock *our_sock(struct __sk_buff *skb)
+{
+	struct bpf_sock *sk = skb->sk;
+
+	if (!sk)
+		return 0;
+	sk = bpf_sk_fullsock(sk);
+	if (!sk || sk->src_port != port)
+		return 0;
+	return sk;
+}
+
+SEC("cgroup_skb/egress")
+int count_egress(struct __sk_buff *skb)
+{
+	struct bpf_sock *sk = our_sock(skb);
+
+	if (sk)
+		count(&count_cgroup_skb, sk);
+	return 1;
+}
+
+SEC("tc")
+int count_tc_egress(struct __sk_buff *skb)
+{
+	struct bpf_sock *sk = our_sock(skb);
+
+	if (sk)
+		count(&count_tc, sk);
+	return TC_ACT_OK;
+}
+
+struct sock_common {
+	unsigned short skc_num;
+} __attribute__((preserve_access_index));
+
+struct sock {
+	struct sock_common __sk_common;
+} __attribute__((preserve_access_index));
+
+SEC("fentry/udp_sendmsg")
+int BPF_PROG(count_udp_sendmsg, struct sock *sk)
+{
+	if (sk->__sk_common.skc_num == port)
+		count(&count_fentry, sk);
+	return 0;
+}

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_sk_storage_get() on inline maps from other program types: cgroup_skb
+ * egress, tc egress through bpf_sk_fullsock(), and fentry (the helper's
+ * _tracing variant). Each counts the packets a socket sends.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+
+#include "../kselftest_harness.h"
+#include "sk_storage_util.h"
+#include "progtypes.skel.h"
+
+#define PACKETS	50
+
+FIXTURE(progtypes)
+{
+	struct progtypes *skel;
+	struct bpf_link *cgroup_skb, *fentry;
+	struct bpf_tc_hook hook;
+	int tx, rx;
+	struct sockaddr_in rx_addr;
+};
+
+FIXTURE_SETUP(progtypes)
+{
+	LIBBPF_OPTS(bpf_tc_opts, tc);
+	struct sockaddr_in addr = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	socklen_t len = sizeof(addr);
+	int cg;
+
+	memset(&self->hook, 0, sizeof(self->hook));
+	self->hook.sz = sizeof(self->hook);
+	self->hook.ifindex = if_nametoindex("lo");
+	self->hook.attach_point = BPF_TC_EGRESS;
+
+	self->tx = socket(AF_INET, SOCK_DGRAM, 0);
+	self->rx = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, self->tx);
+	ASSERT_LE(0, self->rx);
+	ASSERT_EQ(0, bind(self->tx, (struct sockaddr *)&addr, len));
+	ASSERT_EQ(0, getsockname(self->tx, (struct sockaddr *)&addr, &len));
+	self->rx_addr = (struct sockaddr_in){ .sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	len = sizeof(self->rx_addr);
+	ASSERT_EQ(0, bind(self->rx, (struct sockaddr *)&self->rx_addr, len));
+	ASSERT_EQ(0, getsockname(self->rx, (struct sockaddr *)&self->rx_addr, &len));
+
+	self->skel = progtypes__open_and_load();
+	ASSERT_NE(NULL, self->skel);
+	self->skel->bss->port = ntohs(addr.sin_port);
+
+	cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, cg);
+	self->cgroup_skb = bpf_program__attach_cgroup(self->skel->progs.count_egress, cg);
+	close(cg);
+	ASSERT_NE(NULL, self->cgroup_skb);
+	self->fentry = bpf_program__attach(self->skel->progs.count_udp_sendmsg);
+	ASSERT_NE(NULL, self->fentry);
+	ASSERT_EQ(0, bpf_tc_hook_create(&self->hook));
+	tc.prog_fd = bpf_program__fd(self->skel->progs.count_tc_egress);
+	ASSERT_EQ(0, bpf_tc_attach(&self->hook, &tc));
+}
+
+FIXTURE_TEARDOWN(progtypes)
+{
+	struct slot_ref refs[3] = {
+		slot_ref(bpf_map__fd(self->skel->maps.count_cgroup_skb)),
+		slot_ref(bpf_map__fd(self->skel->maps.count_tc)),
+		slot_ref(bpf_map__fd(self->skel->maps.count_fentry)),
+	};
+	int i;
+
+	/* Both attach points: remove the clsact qdisc, not only our filter. */
+	self->hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+	bpf_tc_hook_destroy(&self->hook);
+	bpf_link__destroy(self->cgroup_skb);
+	bpf_link__destroy(self->fentry);
+	progtypes__destroy(self->skel);
+	close(self->tx);
+	close(self->rx);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, wait_released(refs[i]));
+}
+
+static void send_packets(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(progtypes) *self)
+{
+	char buf[16];
+	int i;
+
+	for (i = 0; i < PACKETS; i++) {
+		ASSERT_EQ(4, sendto(self->tx, "ping", 4, 0,
+				    (struct sockaddr *)&self->rx_addr,
+				    sizeof(self->rx_addr)));
+		ASSERT_EQ(4, recv(self->rx, buf, sizeof(buf), 0));
+	}
+}
+
+static void expect_count(struct __test_metadata *_metadata, struct bpf_map *map,
+			 int fd)
+{
+	unsigned int tail = tail_bytes(), off, size;
+	struct val8 v = {};
+
+	ASSERT_EQ(0, sys_lookup(bpf_map__fd(map), fd, &v));
+	EXPECT_EQ(PACKETS, v.a);
+	/* The three counters fit in any tail of 48 bytes or more. */
+	if (tail >= 3 * slot_size(sizeof(v))) {
+		EXPECT_EQ(1, map_slot(bpf_map__fd(map), &off, &size));
+	} else if (!tail) {
+		EXPECT_EQ(0, map_slot(bpf_map__fd(map), &off, &size));
+	}
+}
+
+TEST_F(progtypes, cgroup_skb_program_counts_in_the_socket_storage)
+{
+	send_packets(_metadata, self);
+	expect_count(_metadata, self->skel->maps.count_cgroup_skb, self->tx);
+}
+
+TEST_F(progtypes, tc_program_counts_in_the_socket_storage)
+{
+	send_packets(_metadata, self);
+	expect_count(_metadata, self->skel->maps.count_tc, self->tx);
+}
+
+TEST_F(progtypes, fentry_program_counts_in_the_socket_storage)
+{
+	send_packets(_metadata, self);
+	expect_count(_metadata, self->skel->maps.count_fentry, self->tx);
+}
+
+TEST_HARNESS_MAIN
