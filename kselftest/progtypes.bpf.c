@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Count a socket's packets in sk storage from three program types that call
- * bpf_sk_storage_get(): cgroup_skb, tc (through bpf_sk_fullsock()) and
- * fentry (the _tracing variant of the helper).
+ * Program types that call bpf_sk_storage_get() on a socket: cgroup_skb, tc
+ * (through bpf_sk_fullsock()) and fentry (the _tracing variant of the
+ * helper) count the packets a socket sends; cgroup/sock_create marks new
+ * sockets; sock_ops counts TCP connections established.
  */
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_endian.h>
 #include "sk_storage_test.h"
 
 char _license[] SEC("license") = "GPL";
@@ -23,6 +25,8 @@ struct {							\
 COUNTER_MAP(count_cgroup_skb);
 COUNTER_MAP(count_tc);
 COUNTER_MAP(count_fentry);
+COUNTER_MAP(mark_sock_create);
+COUNTER_MAP(count_sock_ops);
 
 /* Only sockets bound to this port are counted. */
 __u16 port;
@@ -82,4 +86,35 @@ int BPF_PROG(count_udp_sendmsg, struct sock *sk)
 	if (sk->__sk_common.skc_num == port)
 		count(&count_fentry, sk);
 	return 0;
+}
+
+/* Sockets of this protocol number get a mark when they are created. */
+int mark_protocol = -1;
+
+SEC("cgroup/sock_create")
+int mark_new_socket(struct bpf_sock *ctx)
+{
+	struct val8 *v;
+
+	if (ctx->protocol != mark_protocol)
+		return 1;
+	v = bpf_sk_storage_get(&mark_sock_create, ctx, 0,
+			       BPF_SK_STORAGE_GET_F_CREATE);
+	if (v)
+		v->a = 0x50c4;
+	return 1;
+}
+
+SEC("sockops")
+int count_established(struct bpf_sock_ops *skops)
+{
+	struct bpf_sock *sk = skops->sk;
+
+	if (!sk || (skops->op != BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB &&
+		    skops->op != BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB))
+		return 1;
+	if (skops->local_port != port && bpf_ntohl(skops->remote_port) != port)
+		return 1;
+	count(&count_sock_ops, sk);
+	return 1;
 }

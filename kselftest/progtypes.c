@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bpf_sk_storage_get() on inline maps from other program types: cgroup_skb
- * egress, tc egress through bpf_sk_fullsock(), and fentry (the helper's
- * _tracing variant). Each counts the packets a socket sends.
+ * bpf_sk_storage_get() on inline maps from the program types that can call
+ * it: cgroup_skb egress, tc egress through bpf_sk_fullsock() and fentry (the
+ * helper's _tracing variant) count the packets a socket sends;
+ * cgroup/sock_create marks new sockets; sock_ops counts connections.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -69,10 +70,12 @@ FIXTURE_SETUP(progtypes)
 
 FIXTURE_TEARDOWN(progtypes)
 {
-	struct slot_ref refs[3] = {
+	struct slot_ref refs[5] = {
 		slot_ref(bpf_map__fd(self->skel->maps.count_cgroup_skb)),
 		slot_ref(bpf_map__fd(self->skel->maps.count_tc)),
 		slot_ref(bpf_map__fd(self->skel->maps.count_fentry)),
+		slot_ref(bpf_map__fd(self->skel->maps.mark_sock_create)),
+		slot_ref(bpf_map__fd(self->skel->maps.count_sock_ops)),
 	};
 	int i;
 
@@ -84,7 +87,7 @@ FIXTURE_TEARDOWN(progtypes)
 	progtypes__destroy(self->skel);
 	close(self->tx);
 	close(self->rx);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 5; i++)
 		EXPECT_EQ(0, wait_released(refs[i]));
 }
 
@@ -102,21 +105,24 @@ static void send_packets(struct __test_metadata *_metadata,
 	}
 }
 
-static void expect_count(struct __test_metadata *_metadata, struct bpf_map *map,
-			 int fd)
+static void expect_count_of(struct __test_metadata *_metadata,
+			    struct bpf_map *map, int fd, __u64 expected)
 {
 	unsigned int tail = tail_bytes(), off, size;
 	struct val8 v = {};
 
 	ASSERT_EQ(0, sys_lookup(bpf_map__fd(map), fd, &v));
-	EXPECT_EQ(PACKETS, v.a);
-	/* The three counters fit in any tail of 48 bytes or more. */
-	if (tail >= 3 * slot_size(sizeof(v))) {
+	EXPECT_EQ(expected, v.a);
+	/* The five maps fit in any tail of 80 bytes or more. */
+	if (tail >= 5 * slot_size(sizeof(v))) {
 		EXPECT_EQ(1, map_slot(bpf_map__fd(map), &off, &size));
 	} else if (!tail) {
 		EXPECT_EQ(0, map_slot(bpf_map__fd(map), &off, &size));
 	}
 }
+
+#define expect_count(_metadata, map, fd) \
+	expect_count_of(_metadata, map, fd, PACKETS)
 
 TEST_F(progtypes, cgroup_skb_program_counts_in_the_socket_storage)
 {
@@ -134,6 +140,64 @@ TEST_F(progtypes, fentry_program_counts_in_the_socket_storage)
 {
 	send_packets(_metadata, self);
 	expect_count(_metadata, self->skel->maps.count_fentry, self->tx);
+}
+
+TEST_F(progtypes, sock_create_program_marks_new_sockets)
+{
+	struct bpf_link *link;
+	struct val8 v;
+	int cg, lite, udp;
+
+	self->skel->data->mark_protocol = IPPROTO_UDPLITE;
+	cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, cg);
+	link = bpf_program__attach_cgroup(self->skel->progs.mark_new_socket, cg);
+	close(cg);
+	ASSERT_NE(NULL, link);
+	lite = socket(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE);
+	udp = socket(AF_INET, SOCK_DGRAM, 0);
+	bpf_link__destroy(link);
+	ASSERT_LE(0, lite);
+	ASSERT_LE(0, udp);
+	expect_count_of(_metadata, self->skel->maps.mark_sock_create, lite, 0x50c4);
+	EXPECT_EQ(-ENOENT, sys_lookup(bpf_map__fd(self->skel->maps.mark_sock_create),
+				      udp, &v));
+	close(lite);
+	close(udp);
+}
+
+TEST_F(progtypes, sock_ops_program_counts_established_connections)
+{
+	struct sockaddr_in addr = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	socklen_t len = sizeof(addr);
+	struct bpf_link *link;
+	int cg, lfd, cfd, afd;
+
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, lfd);
+	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&addr, len));
+	ASSERT_EQ(0, getsockname(lfd, (struct sockaddr *)&addr, &len));
+	ASSERT_EQ(0, listen(lfd, 1));
+	self->skel->bss->port = ntohs(addr.sin_port);
+	cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, cg);
+	link = bpf_program__attach_cgroup(self->skel->progs.count_established, cg);
+	close(cg);
+	ASSERT_NE(NULL, link);
+	cfd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, cfd);
+	ASSERT_EQ(0, connect(cfd, (struct sockaddr *)&addr, len));
+	afd = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, afd);
+	bpf_link__destroy(link);
+	expect_count_of(_metadata, self->skel->maps.count_sock_ops, cfd, 1);
+	expect_count_of(_metadata, self->skel->maps.count_sock_ops, afd, 1);
+	close(afd);
+	close(cfd);
+	close(lfd);
 }
 
 TEST_HARNESS_MAIN
