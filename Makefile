@@ -67,10 +67,18 @@ kernel: tree $(OBJ)/.config
 	@cp $(OBJ)/arch/x86/boot/bzImage $(BUILD)/bzImage
 	@echo "kernel: $(BUILD)/bzImage"
 
-selftests: tree
+# The uapi headers the tests and tools compile against. Only bpf.h
+# changes in the series: rebuild them when it does, not on every run, so
+# that user-space builds never run kbuild beside a kernel build.
+UAPI_HDRS	:= $(OBJ)/usr/include/linux/bpf.h
+
+$(UAPI_HDRS): $(TREE)/include/uapi/linux/bpf.h | $(OBJ)/.config
+	$(KMAKE) -s headers
+	@touch $@
+
+selftests: tree $(UAPI_HDRS)
 	@mkdir -p $(KSFT_SRC)
 	@rsync -a --delete kselftest/ $(KSFT_SRC)/
-	$(KMAKE) -s headers
 	$(MAKE) -s -C $(TREE)/tools/testing/selftests TARGETS=$(KSFT_NAME) \
 		O=$(abspath $(OBJ)) KHDR_INCLUDES="-isystem $(abspath $(OBJ))/usr/include" \
 		VMLINUX_BTF=$(abspath $(OBJ))/vmlinux \
@@ -102,8 +110,9 @@ checkpatch: tree
 	@cd $(TREE) && PATH=/usr/bin:$$PATH ./scripts/checkpatch.pl --strict --quiet \
 		$(addprefix $(CURDIR)/,$(PATCHES)) && echo "checkpatch: clean"
 
+# BISECT_FROM=<commit> checks only the commits after it.
 bisect-build: tree $(OBJ)/.config
-	@vm/bisect-build $(TREE) $(OBJ) $(JOBS)
+	@JOBS=$(JOBS) vm/bisect-build $(TREE) $(BUILD)/bisect $(OBJ)/.config $(BISECT_FROM)
 
 clean:
 	rm -rf $(OBJ) $(KSFT_INSTALL) $(ROOTFS) $(BUILD)/bzImage $(BUILD)/logs
