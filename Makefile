@@ -33,7 +33,7 @@ CHECK_BOOTS	?= off:: \
 DEMO_APPEND	?= sysctl.net.core.bpf_sk_inline_bytes=128
 
 .PHONY: help deps tree kernel selftests rootfs check demo patches checkpatch \
-	bisect-build clean distclean
+	bisect-build kernel-debug check-debug memcg clean distclean
 
 help:
 	@echo "deps        install the Debian packages the project needs (only missing ones)"
@@ -46,6 +46,8 @@ help:
 	@echo "patches     regenerate the patch files from the commits in $(TREE)"
 	@echo "checkpatch  scripts/checkpatch.pl --strict on every patch"
 	@echo "bisect-build build the kernel at every commit of the series"
+	@echo "check-debug  run the kselftests on a KASAN/lockdep/kmemleak kernel"
+	@echo "memcg       compare memcg charges of dynamic and inline sk storage"
 
 deps:
 	@vm/install-deps
@@ -85,9 +87,9 @@ selftests: tree $(UAPI_HDRS)
 		INSTALL_PATH=$(abspath $(KSFT_INSTALL)) install >/dev/null
 
 # Guest tools written in C, linked statically like the kselftests.
-GUEST_TOOLS	:= $(BUILD)/tools/sk-map-hold
+GUEST_TOOLS	:= $(BUILD)/tools/sk-map-hold $(BUILD)/tools/sk-memcg-compare
 
-$(BUILD)/tools/%: tools/%.c | selftests
+$(BUILD)/tools/%: tools/%.c kselftest/sk_memcg.h | selftests
 	@mkdir -p $(BUILD)/tools
 	$(CC) -O2 -Wall -isystem $(OBJ)/usr/include -o $@ $< -static -lbpf -lelf -lz
 
@@ -99,9 +101,42 @@ check: kernel rootfs
 	@vm/check-boots --kernel $(BUILD)/bzImage --initramfs $(ROOTFS) \
 		--logs $(BUILD)/logs $(CHECK_BOOTS)
 
+# The debug kernel: KASAN, lockdep, PROVE_RCU, atomic-sleep checks,
+# kmemleak and SLUB debugging, in its own object folder.
+DEBUG_OBJ	:= $(BUILD)/obj-debug
+DEBUG_KMAKE	:= $(MAKE) -C $(TREE) O=$(abspath $(DEBUG_OBJ)) ARCH=x86_64 -j$(JOBS)
+# Fewer boots than "make check": the checkers make each one slower.
+DEBUG_BOOTS	?= off:: \
+		   tail128:sysctl.net.core.bpf_sk_inline_bytes=128 \
+		   unaligned100:sysctl.net.core.bpf_sk_inline_bytes=100
+
+$(DEBUG_OBJ)/.config: vm/kernel.config vm/kernel-debug.config | tree
+	@mkdir -p $(DEBUG_OBJ)
+	$(DEBUG_KMAKE) -s tinyconfig >/dev/null
+	$(TREE)/scripts/kconfig/merge_config.sh -m -O $(DEBUG_OBJ) $(DEBUG_OBJ)/.config \
+		vm/kernel.config vm/kernel-debug.config >/dev/null
+	$(DEBUG_KMAKE) -s olddefconfig
+	@vm/check-config $(DEBUG_OBJ)/.config vm/kernel-debug.config
+
+kernel-debug: tree $(DEBUG_OBJ)/.config
+	$(DEBUG_KMAKE) bzImage
+	@cp $(DEBUG_OBJ)/arch/x86/boot/bzImage $(BUILD)/bzImage-debug
+	@echo "kernel-debug: $(BUILD)/bzImage-debug"
+
+check-debug: kernel-debug rootfs
+	@vm/check-boots --kernel $(BUILD)/bzImage-debug --initramfs $(ROOTFS) \
+		--timeout 2400 --logs $(BUILD)/logs-debug $(DEBUG_BOOTS)
+
 demo: kernel rootfs
 	@vm/run --kernel $(BUILD)/bzImage --initramfs $(ROOTFS) \
 		--append "$(DEMO_APPEND)" --log $(BUILD)/logs/demo.log -- /tools/demo
+
+# Memory cgroup charges of sk storage, dynamic and inline, side by side.
+memcg: kernel rootfs
+	@mkdir -p $(BUILD)/memcg
+	@set -o pipefail; vm/run --kernel $(BUILD)/bzImage --initramfs $(ROOTFS) \
+		--append "$(DEMO_APPEND)" --log $(BUILD)/logs/memcg.log \
+		-- /tools/sk-memcg-compare | tee $(BUILD)/memcg/table.txt
 
 patches:
 	@vm/export-series $(TREE)

@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Memory cgroup charges of sk storage, measured: an "agent" cgroup creates
+ * the maps, a "workload" cgroup creates the sockets and gives each a value
+ * through the map syscall. Shared by kselftest/memcg_charge.c and
+ * tools/sk-memcg-compare.c.
+ */
+#ifndef SK_MEMCG_H
+#define SK_MEMCG_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+
+#ifndef BPF_F_NO_INLINE
+#define BPF_F_NO_INLINE		(1U << 19)
+#endif
+
+#define CG_ROOT			"/sys/fs/cgroup"
+#define CG_AGENT		CG_ROOT "/sk-memcg-agent"
+#define CG_WORK			CG_ROOT "/sk-memcg-workload"
+#define CHARGE_SYSCTL		"/proc/sys/net/core/bpf_sk_inline_charge"
+#define MEMCG_PAGE		4096L
+/* memory.stat is flushed at least every 2 s. */
+#define STATS_SETTLE_US		2200000
+
+enum sk_path { PATH_DYNAMIC, PATH_INLINE_SOCKET, PATH_INLINE_OWNER, NR_PATHS };
+
+static const char *const sk_path_name[NR_PATHS] = {
+	"dynamic", "inline/socket", "inline/owner",
+};
+
+struct cg_snap {
+	long current, slab, sock, kernel, percpu;
+};
+
+static inline int cg_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static inline long cg_read_long(const char *path)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY), n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? atol(buf) : -1;
+}
+
+/*
+ * memcg keeps pages charged ahead in per-cpu stocks (a batch of 64 for
+ * allocations that may sleep), which later charges consume without moving
+ * memory.current. Writing memory.high drains them; the cgroup is left with
+ * no high limit.
+ */
+static inline void cg_drain(const char *cg)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/memory.high", cg);
+	cg_write(path, "0");
+	cg_write(path, "max");
+}
+
+static inline long cg_current(const char *cg)
+{
+	char path[256];
+
+	cg_drain(cg);
+	snprintf(path, sizeof(path), "%s/memory.current", cg);
+	return cg_read_long(path);
+}
+
+/* memory.current and the memory.stat entries sk storage can move. */
+static inline int cg_snapshot(const char *cg, struct cg_snap *s)
+{
+	char path[256], key[64];
+	long val;
+	FILE *f;
+
+	memset(s, 0, sizeof(*s));
+	cg_drain(cg);
+	snprintf(path, sizeof(path), "%s/memory.current", cg);
+	s->current = cg_read_long(path);
+	snprintf(path, sizeof(path), "%s/memory.stat", cg);
+	f = fopen(path, "r");
+	if (!f || s->current < 0)
+		return -1;
+	while (fscanf(f, "%63s %ld", key, &val) == 2) {
+		if (!strcmp(key, "slab_unreclaimable"))
+			s->slab = val;
+		else if (!strcmp(key, "sock"))
+			s->sock = val;
+		else if (!strcmp(key, "kernel"))
+			s->kernel = val;
+		else if (!strcmp(key, "percpu"))
+			s->percpu = val;
+	}
+	fclose(f);
+	return 0;
+}
+
+static inline void cg_delta(const struct cg_snap *a, const struct cg_snap *b,
+			    struct cg_snap *d)
+{
+	d->current = b->current - a->current;
+	d->slab = b->slab - a->slab;
+	d->sock = b->sock - a->sock;
+	d->kernel = b->kernel - a->kernel;
+	d->percpu = b->percpu - a->percpu;
+}
+
+static inline int cg_enter(const char *cg)
+{
+	char path[256], pid[32];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	return cg_write(path, pid);
+}
+
+/* The two cgroups, with the memory controller; the caller joins neither. */
+static inline int cg_setup(void)
+{
+	int err = cg_write(CG_ROOT "/cgroup.subtree_control", "+memory");
+
+	if (err)
+		return err;
+	if ((mkdir(CG_AGENT, 0755) && errno != EEXIST) ||
+	    (mkdir(CG_WORK, 0755) && errno != EEXIST))
+		return -errno;
+	return 0;
+}
+
+static inline void cg_teardown(void)
+{
+	cg_enter(CG_ROOT);
+	rmdir(CG_AGENT);
+	rmdir(CG_WORK);
+}
+
+static inline void wait_stats(void)
+{
+	usleep(STATS_SETTLE_US);
+}
+
+#define SETTLE_PAGES	4
+
+/* Wait (up to ~60 s) for deferred frees to bring @cg within @tol of @target. */
+static inline long settle_to(const char *cg, long target, long tol)
+{
+	long cur = 0;
+	int i;
+
+	for (i = 0; i < 120; i++) {
+		cur = cg_current(cg);
+		if (labs(cur - target) <= tol)
+			break;
+		usleep(500000);
+	}
+	return cur;
+}
+
+static inline int sk_map_create(unsigned int value_size, __u32 flags)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	struct btf *btf = btf__new_empty();
+	int key, byte, arr, fd = -1;
+
+	if (!btf)
+		return -ENOMEM;
+	key = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	byte = btf__add_int(btf, "unsigned char", 1, 0);
+	arr = btf__add_array(btf, key, byte, value_size);
+	if (key > 0 && byte > 0 && arr > 0 && !btf__load_into_kernel(btf)) {
+		opts.btf_fd = btf__fd(btf);
+		opts.btf_key_type_id = key;
+		opts.btf_value_type_id = arr;
+		opts.map_flags = BPF_F_NO_PREALLOC | flags;
+		fd = bpf_map_create(BPF_MAP_TYPE_SK_STORAGE, "sk_memcg", 4,
+				    value_size, 0, &opts);
+		if (fd < 0)
+			fd = -errno;
+	}
+	btf__free(btf);
+	return fd;
+}
+
+/*
+ * A map for @path created from the agent cgroup, so that the map's memcg
+ * is the agent's; the caller returns to the workload cgroup. Returns the
+ * map fd, or -errno.
+ */
+static inline int agent_map_create(enum sk_path path, unsigned int value_size)
+{
+	int map, err;
+
+	err = cg_enter(CG_AGENT);
+	if (err)
+		return err;
+	err = cg_write(CHARGE_SYSCTL, path == PATH_INLINE_OWNER ? "1" : "0");
+	if (!err || path == PATH_DYNAMIC)
+		map = sk_map_create(value_size,
+				    path == PATH_DYNAMIC ? BPF_F_NO_INLINE : 0);
+	else
+		map = err;
+	cg_write(CHARGE_SYSCTL, "0");
+	err = cg_enter(CG_WORK);
+	if (err && map >= 0) {
+		close(map);
+		map = err;
+	}
+	return map;
+}
+
+/* "inline" or "dynamic" from the map's fdinfo, or "?" */
+static inline const char *map_storage(int map)
+{
+	static char storage[16];
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map);
+	strcpy(storage, "?");
+	f = fopen(path, "r");
+	if (!f)
+		return storage;
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "sk_storage: %15s", storage);
+	fclose(f);
+	return storage;
+}
+
+/* The map's slot size from its fdinfo; 0 if it has none. */
+static inline unsigned int map_inline_size(int map)
+{
+	char path[64], line[128];
+	unsigned int size = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "sk_inline_size: %u", &size);
+	fclose(f);
+	return size;
+}
+
+/*
+ * The workload: @n connected TCP pairs over loopback and @n UDP sockets,
+ * 3 * @n sockets in all, created by the caller in the workload cgroup.
+ */
+struct workload {
+	int n, nr_fds, *fds;
+};
+
+static inline void raise_nofile(int n)
+{
+	struct rlimit rl = { n, n };
+
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static inline int workload_open(struct workload *w, int n)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET,
+				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(addr);
+	int lfd, i, c, a;
+
+	raise_nofile(3 * n + 64);
+	w->n = n;
+	w->nr_fds = 0;
+	w->fds = calloc(3 * n, sizeof(int));
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (!w->fds || lfd < 0 || bind(lfd, (void *)&addr, len) ||
+	    getsockname(lfd, (void *)&addr, &len) || listen(lfd, 128))
+		return -errno;
+	for (i = 0; i < n; i++) {
+		c = socket(AF_INET, SOCK_STREAM, 0);
+		if (c < 0 || connect(c, (void *)&addr, sizeof(addr)))
+			goto err;
+		w->fds[w->nr_fds++] = c;
+		a = accept(lfd, NULL, NULL);
+		if (a < 0)
+			goto err;
+		w->fds[w->nr_fds++] = a;
+		c = socket(AF_INET, SOCK_DGRAM, 0);
+		if (c < 0)
+			goto err;
+		w->fds[w->nr_fds++] = c;
+	}
+	close(lfd);
+	return 0;
+err:
+	close(lfd);
+	return -errno;
+}
+
+/* Close sockets [from, to) without leaving TCP timewait sockets behind. */
+static inline void workload_close_range(struct workload *w, int from, int to)
+{
+	struct linger lin = { .l_onoff = 1, .l_linger = 0 };
+	int i;
+
+	for (i = from; i < to && i < w->nr_fds; i++) {
+		if (w->fds[i] < 0)
+			continue;
+		setsockopt(w->fds[i], SOL_SOCKET, SO_LINGER, &lin, sizeof(lin));
+		close(w->fds[i]);
+		w->fds[i] = -1;
+	}
+}
+
+static inline void workload_close(struct workload *w)
+{
+	workload_close_range(w, 0, w->nr_fds);
+	free(w->fds);
+	w->fds = NULL;
+}
+
+/* Give every socket in [from, to) a value in @map; -errno of the first failure. */
+static inline int workload_store_range(struct workload *w, int map,
+				       unsigned int value_size, int from, int to)
+{
+	unsigned char value[4096];
+	int i;
+
+	memset(value, 0x5a, sizeof(value));
+	if (value_size > sizeof(value))
+		return -E2BIG;
+	for (i = from; i < to && i < w->nr_fds; i++)
+		if (bpf_map_update_elem(map, &w->fds[i], value, BPF_NOEXIST))
+			return -errno;
+	return 0;
+}
+
+static inline int workload_delete_range(struct workload *w, int map,
+					int from, int to)
+{
+	int i;
+
+	for (i = from; i < to && i < w->nr_fds; i++)
+		if (bpf_map_delete_elem(map, &w->fds[i]))
+			return -errno;
+	return 0;
+}
+
+/* Wait until the map with @id is gone: its free is deferred to a workqueue. */
+static inline int wait_map_freed(__u32 id)
+{
+	int i, fd;
+
+	for (i = 0; i < 500; i++) {
+		fd = bpf_map_get_fd_by_id(id);
+		if (fd < 0 && errno == ENOENT)
+			return 0;
+		if (fd >= 0)
+			close(fd);
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+static inline __u32 map_id(int map)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(map, &info, &len) ? 0 : info.id;
+}
+
+/* Bytes of one object of slab cache @name, or -1. */
+static inline long slab_object_size(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/object_size", name);
+	return cg_read_long(path);
+}
+
+#endif /* SK_MEMCG_H */
