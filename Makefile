@@ -33,7 +33,7 @@ CHECK_BOOTS	?= off:: \
 DEMO_APPEND	?= sysctl.net.core.bpf_sk_inline_bytes=128
 
 .PHONY: help deps tree kernel selftests rootfs check demo patches checkpatch \
-	bisect-build kernel-debug check-debug memcg clean distclean
+	bisect-build kernel-debug check-debug memcg sparse clean distclean
 
 help:
 	@echo "deps        install the Debian packages the project needs (only missing ones)"
@@ -48,6 +48,7 @@ help:
 	@echo "bisect-build build the kernel at every commit of the series"
 	@echo "check-debug  run the kselftests on a KASAN/lockdep/kmemleak kernel"
 	@echo "memcg       compare memcg charges of dynamic and inline sk storage"
+	@echo "sparse      sparse on the files the series touches (new warnings fail)"
 
 deps:
 	@vm/install-deps
@@ -144,6 +145,13 @@ patches:
 checkpatch: tree
 	@cd $(TREE) && PATH=/usr/bin:$$PATH ./scripts/checkpatch.pl --strict --quiet \
 		$(addprefix $(CURDIR)/,$(PATCHES)) && echo "checkpatch: clean"
+
+# sparse on what the series touches, against the same files unpatched.
+SPARSE_OBJS	:= net/core/bpf_sk_inline.o net/core/bpf_sk_storage.o \
+		   net/core/sock.o net/core/sysctl_net_core.o
+
+sparse: tree $(OBJ)/.config
+	@JOBS=$(JOBS) vm/sparse-check $(TREE) $(OBJ) $(BUILD)/sparse $(SPARSE_OBJS)
 
 # BISECT_FROM=<commit> checks only the commits after it.
 bisect-build: tree $(OBJ)/.config
