@@ -3,7 +3,8 @@
  * Churn, bounded in time, on 2 vCPUs: TCP connections and UDP sockets come
  * and go with values created and deleted by the helpers, while sk storage
  * maps are created, used and freed beside them. Afterwards nothing is left:
- * no socket object, no slot, no value read by the wrong map.
+ * no socket object, no slot, no value read by the wrong map. And with slab
+ * allocations failing in one task: errors, never corrupt state.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -238,7 +239,8 @@ static void run_churn(struct __test_metadata *_metadata, struct churn *c)
 	       c->errors[0], c->errors[1], c->errors[2]);
 }
 
-TEST_F_TIMEOUT(stress, churn_leaves_no_socket_no_slot_and_no_wrong_value, 120)
+static void churn_and_check(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(stress) *self)
 {
 	struct churn *c = &self->c;
 	long tcp, udp;
@@ -259,6 +261,103 @@ TEST_F_TIMEOUT(stress, churn_leaves_no_socket_no_slot_and_no_wrong_value, 120)
 	EXPECT_GE(self->tcp0 + slack_objects("TCP"), tcp);
 	EXPECT_GE(self->udp0 + slack_objects("UDP"), udp);
 	EXPECT_EQ(0, layout_settled());
+}
+
+TEST_F_TIMEOUT(stress, churn_leaves_no_socket_no_slot_and_no_wrong_value, 120)
+{
+	churn_and_check(_metadata, self);
+}
+
+#define FAILSLAB	"/sys/kernel/debug/failslab/"
+
+/*
+ * Fail slab allocations of this task: only atomic ones if @atomic_only,
+ * at most @times of them (-1: no limit). Turning it off allocates, so a
+ * limit is needed when sleeping allocations fail too.
+ */
+static int failslab(bool on, bool atomic_only, const char *times)
+{
+	if (on && (write_file(FAILSLAB "task-filter", "Y") ||
+		   write_file(FAILSLAB "ignore-gfp-wait", atomic_only ? "Y" : "N") ||
+		   write_file(FAILSLAB "probability", "100") ||
+		   write_file(FAILSLAB "interval", "1") ||
+		   write_file(FAILSLAB "times", times) ||
+		   write_file(FAILSLAB "verbose", "0")))
+		return -1;
+	if (write_file("/proc/thread-self/make-it-fail", on ? "1" : "0"))
+		return -1;
+	return on ? 0 : write_file(FAILSLAB "probability", "0");
+}
+
+/*
+ * The dynamic path allocates a value in atomic context; the inline path
+ * allocates nothing. With atomic slab allocations failing, a dynamic update
+ * fails cleanly and an inline one still works.
+ */
+TEST_F(stress, failing_allocations_fail_dynamic_updates_only_and_cleanly)
+{
+	int dyn = create_sk_map(16, BPF_F_NO_INLINE), inl = create_sk_map(16, 0);
+	__u64 in[2] = { 1, 2 }, out[2];
+	unsigned int off, size;
+	int fd, err_dyn, err_inl;
+
+	detach_driver(&self->drv);
+	ASSERT_LE(0, dyn);
+	ASSERT_LE(0, inl);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, failslab(true, true, "-1")) {
+		TH_LOG("failslab not available: CONFIG_FAILSLAB and debugfs needed");
+	}
+	err_dyn = bpf_map_update_elem(dyn, &fd, in, BPF_NOEXIST) ? -errno : 0;
+	err_inl = bpf_map_update_elem(inl, &fd, in, BPF_NOEXIST) ? -errno : 0;
+	ASSERT_EQ(0, failslab(false, false, NULL));
+	EXPECT_EQ(-ENOMEM, err_dyn);
+	EXPECT_EQ(-ENOENT, sys_lookup(dyn, fd, out));
+	if (map_slot(inl, &off, &size) == 1) {
+		EXPECT_EQ(0, err_inl);
+		EXPECT_EQ(0, sys_lookup(inl, fd, out));
+	} else {
+		EXPECT_EQ(-ENOMEM, err_inl);
+	}
+	/* Nothing half-made: both work once allocations succeed again. */
+	EXPECT_EQ(0, sys_update(dyn, fd, in, BPF_NOEXIST));
+	EXPECT_EQ(0, sys_update(inl, fd, in, BPF_ANY));
+	EXPECT_EQ(0, sys_lookup(dyn, fd, out));
+	EXPECT_EQ(2, out[1]);
+	close(fd);
+	close(dyn);
+	close(inl);
+}
+
+/* Socket allocation failing leaves no object behind and no tail state. */
+TEST_F(stress, failing_socket_allocation_returns_an_error_and_leaks_nothing)
+{
+	long udp0 = slab_objects("UDP");
+	int i, fd, failed = 0;
+
+	detach_driver(&self->drv);
+	for (i = 0; i < 50; i++) {
+		ASSERT_EQ(0, failslab(true, false, "1"));
+		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		ASSERT_EQ(0, failslab(false, false, NULL));
+		if (fd < 0) {
+			EXPECT_TRUE(errno == ENOMEM || errno == ENOBUFS ||
+				    errno == ENFILE) {
+				TH_LOG("socket: %s", strerror(errno));
+			}
+			failed++;
+		} else {
+			close(fd);
+		}
+	}
+	EXPECT_EQ(50, failed);
+	EXPECT_GE(udp0 + slack_objects("UDP"), settle_objects("UDP", udp0));
+}
+
+TEST_F_TIMEOUT(stress, churn_still_passes_after_allocation_failures, 120)
+{
+	churn_and_check(_metadata, self);
 }
 
 TEST_HARNESS_MAIN

@@ -153,9 +153,9 @@ int main(int argc, char **argv)
 	       nr, pairs, pairs, value_size, tail);
 	printf("slab objects: TCP %ld, UDP %ld bytes\n\n",
 	       slab_object_size("TCP"), slab_object_size("UDP"));
-	printf("%-14s %-10s %-9s | %12s %8s | %12s %8s %10s %10s | %9s\n",
-	       "path", "slot", "cgroup", "sockets", "/socket", "values",
-	       "/value", "slab", "kernel", "left");
+	printf("%-14s %-10s %-9s | %10s %7s %7s | %9s %6s %9s %9s | %9s\n",
+	       "path", "slot", "cgroup", "sockets", "/socket", "sock",
+	       "values", "/value", "slab", "kernel", "left");
 	for (p = 0; p < NR_PATHS; p++) {
 		for (i = 0; i < 2; i++) {
 			char slot[24];
@@ -164,16 +164,18 @@ int main(int argc, char **argv)
 				snprintf(slot, sizeof(slot), "inline:%u", r[p].slot);
 			else
 				snprintf(slot, sizeof(slot), "%s", r[p].storage);
-			printf("%-14s %-10s %-9s | %12ld %8ld | %12ld %8ld %10ld %10ld | %9ld\n",
+			printf("%-14s %-10s %-9s | %10ld %7ld %7ld | %9ld %6ld %9ld %9ld | %9ld\n",
 			       i ? "" : sk_path_name[p], i ? "" : slot,
 			       i ? "workload" : "agent",
 			       r[p].sockets[i].current, r[p].sockets[i].current / nr,
+			       r[p].sockets[i].sock,
 			       r[p].values[i].current, r[p].values[i].current / nr,
 			       r[p].values[i].slab, r[p].values[i].kernel,
 			       r[p].left[i].current);
 		}
 	}
-	printf("\nsockets: memory.current change while the sockets were created (no value yet);\n"
+	printf("\nsockets: memory.current change while the sockets were created (no value yet),\n"
+	       "with memory.stat sock (socket buffers);\n"
 	       "values: change while each socket got a value, with the memory.stat\n"
 	       "slab_unreclaimable and kernel entries; left: memory.current after the\n"
 	       "sockets were closed and the map freed, against before the map existed\n"
