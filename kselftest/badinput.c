@@ -325,4 +325,107 @@ TEST_F(fds, sockets_of_every_family_take_values_on_either_path)
 	}
 }
 
+/*
+ * The verifier sees an sk storage map, inline or not: a program that reads
+ * or writes past the value is rejected the same way for both.
+ */
+#define INSN(c, d, s, o, i)	((struct bpf_insn){ .code = (c), .dst_reg = (d), \
+				  .src_reg = (s), .off = (o), .imm = (i) })
+
+enum access { READ_LAST_WORD, READ_PAST_END, WRITE_PAST_END };
+
+static int load_sk_storage_prog(int map, unsigned int value_size,
+				enum access access, char *log, size_t log_size)
+{
+	int off = access == READ_LAST_WORD ? value_size - 8 : value_size;
+	struct bpf_insn insns[] = {
+		INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_6, BPF_REG_1, 0, 0),
+		INSN(BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_6,
+		     offsetof(struct __sk_buff, sk), 0),
+		INSN(BPF_JMP | BPF_JEQ | BPF_K, BPF_REG_1, 0, 12, 0),
+		INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_sk_fullsock),
+		INSN(BPF_JMP | BPF_JEQ | BPF_K, BPF_REG_0, 0, 10, 0),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_0, 0, 0),
+		INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_FD, 0, map),
+		INSN(0, 0, 0, 0, 0),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_3, 0, 0, 0),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_4, 0, 0, 0),
+		INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_sk_storage_get),
+		INSN(BPF_JMP | BPF_JEQ | BPF_K, BPF_REG_0, 0, 3, 0),
+		access == WRITE_PAST_END ?
+		INSN(BPF_ST | BPF_MEM | BPF_DW, BPF_REG_0, 0, off, 1) :
+		INSN(BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_0, off, 0),
+		INSN(BPF_JMP | BPF_JA, 0, 0, 0, 0),
+		INSN(BPF_JMP | BPF_JA, 0, 0, 0, 0),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 1),
+		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = log,
+		    .log_size = log_size, .log_level = 1);
+	int fd;
+
+	log[0] = 0;
+	fd = bpf_prog_load(BPF_PROG_TYPE_CGROUP_SKB, "sk_storage_oob", "GPL",
+			   insns, sizeof(insns) / sizeof(insns[0]), &opts);
+	return fd < 0 ? -errno : fd;
+}
+
+FIXTURE(verifier) {
+	int map[2];
+	char log[2][65536];
+};
+
+FIXTURE_SETUP(verifier)
+{
+	self->map[0] = sk_map_create(16, 0);
+	self->map[1] = sk_map_create(16, BPF_F_NO_INLINE);
+	ASSERT_LE(0, self->map[0]);
+	ASSERT_LE(0, self->map[1]);
+}
+
+FIXTURE_TEARDOWN(verifier)
+{
+	close(self->map[0]);
+	close(self->map[1]);
+}
+
+static void same_verdict(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(verifier) *self, enum access access,
+			 int expected)
+{
+	int fd[2], i;
+
+	for (i = 0; i < 2; i++) {
+		fd[i] = load_sk_storage_prog(self->map[i], 16, access,
+					     self->log[i], sizeof(self->log[i]));
+		if (fd[i] >= 0) {
+			close(fd[i]);
+			fd[i] = 0;
+		}
+	}
+	TH_LOG("inline map (%s): %d; dynamic map: %d",
+	       map_storage(self->map[0]), fd[0], fd[1]);
+	ASSERT_EQ(expected, fd[0]) {
+		TH_LOG("%s", self->log[0]);
+	}
+	ASSERT_EQ(fd[0], fd[1]);
+	if (expected)
+		ASSERT_NE(NULL, strstr(self->log[0], "invalid access to map value"));
+}
+
+TEST_F(verifier, reading_the_last_word_of_the_value_is_accepted_on_both_paths)
+{
+	same_verdict(_metadata, self, READ_LAST_WORD, 0);
+}
+
+TEST_F(verifier, reading_past_the_value_is_rejected_on_both_paths)
+{
+	same_verdict(_metadata, self, READ_PAST_END, -EACCES);
+}
+
+TEST_F(verifier, writing_past_the_value_is_rejected_on_both_paths)
+{
+	same_verdict(_metadata, self, WRITE_PAST_END, -EACCES);
+}
+
 TEST_HARNESS_MAIN
