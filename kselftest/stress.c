@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Churn, bounded in time, on 2 vCPUs: TCP connections and UDP sockets come
- * and go with values created and deleted by the helpers, while sk storage
- * maps are created, used and freed beside them. Afterwards nothing is left:
+ * Churn, bounded in time, on 2 vCPUs: TCP connections (from a listener
+ * whose clone map value every child inherits) and UDP sockets come and go
+ * with values created and deleted by the helpers, while sk storage maps are
+ * created, used and freed beside them, a few under the leak policy. Afterwards nothing is left:
  * no socket object, no slot, no value read by the wrong map. And with slab
  * allocations failing in one task: errors, never corrupt state.
  */
@@ -43,9 +44,13 @@ static void *tcp_churner(void *p)
 	int lfd, cfd, afd;
 	long i;
 
+	__u64 listener_val[2] = { MAGIC, 7 }, child_val[2];
+	int clone_map = create_sk_map(16, BPF_F_CLONE);
+
 	lfd = socket(AF_INET, SOCK_STREAM, 0);
-	if (lfd < 0 || bind(lfd, (void *)&addr, len) ||
-	    getsockname(lfd, (void *)&addr, &len) || listen(lfd, 64)) {
+	if (clone_map < 0 || lfd < 0 || bind(lfd, (void *)&addr, len) ||
+	    getsockname(lfd, (void *)&addr, &len) || listen(lfd, 64) ||
+	    sys_update(clone_map, lfd, listener_val, BPF_NOEXIST)) {
 		c->errors[0]++;
 		return NULL;
 	}
@@ -61,6 +66,10 @@ static void *tcp_churner(void *p)
 			close(cfd);
 			break;
 		}
+		/* Accepted children carry a copy of the listener's clone value. */
+		if (sys_lookup(clone_map, afd, child_val) ||
+		    child_val[0] != MAGIC || child_val[1] != 7)
+			c->wrong[0]++;
 		in.a = i;
 		in.b = MAGIC;
 		if (helper_create(cfd, MAP_A, &in, sizeof(in)) ||
@@ -76,6 +85,7 @@ static void *tcp_churner(void *p)
 		c->ops[0]++;
 	}
 	close(lfd);
+	close(clone_map);
 	return NULL;
 }
 
@@ -217,7 +227,18 @@ static void map_churn(struct __test_metadata *_metadata, struct churn *c,
 			    got[0] != id || (cycle % 2 && got[1] != (__u64)i))
 				c->wrong[2]++;
 		}
-		close(fd);
+		/* A few maps are freed under the leak policy. */
+		if (cycle % 10 == 5 && cycle < 40) {
+			struct slot_ref ref = slot_ref(fd);
+
+			write_file(REUSE_SYSCTL, "0");
+			close(fd);
+			if (wait_released(ref))
+				c->errors[2]++;
+			write_file(REUSE_SYSCTL, "1");
+		} else {
+			close(fd);
+		}
 		c->ops[2]++;
 	}
 	for (i = 0; i < NR_LONG_LIVED; i++)
