@@ -84,6 +84,8 @@ static inline void cg_drain(const char *cg)
 	snprintf(path, sizeof(path), "%s/memory.high", cg);
 	cg_write(path, "0");
 	cg_write(path, "max");
+	/* Other CPUs' stocks are drained by work queued on them. */
+	usleep(100000);
 }
 
 static inline long cg_current(const char *cg)
@@ -143,7 +145,10 @@ static inline int cg_enter(const char *cg)
 	return cg_write(path, pid);
 }
 
-/* The two cgroups, with the memory controller; the caller joins neither. */
+/*
+ * The two cgroups, with the memory controller and no limits (whatever an
+ * earlier run left); the caller joins neither.
+ */
 static inline int cg_setup(void)
 {
 	int err = cg_write(CG_ROOT "/cgroup.subtree_control", "+memory");
@@ -153,6 +158,11 @@ static inline int cg_setup(void)
 	if ((mkdir(CG_AGENT, 0755) && errno != EEXIST) ||
 	    (mkdir(CG_WORK, 0755) && errno != EEXIST))
 		return -errno;
+	if (cg_write(CG_AGENT "/memory.max", "max") ||
+	    cg_write(CG_AGENT "/memory.high", "max") ||
+	    cg_write(CG_WORK "/memory.max", "max") ||
+	    cg_write(CG_WORK "/memory.high", "max"))
+		return -EIO;
 	return 0;
 }
 
