@@ -88,13 +88,25 @@ static inline void cg_drain(const char *cg)
 	usleep(100000);
 }
 
+/* memory.current once the stocks are drained and two readings agree. */
 static inline long cg_current(const char *cg)
 {
 	char path[256];
+	long prev, cur;
+	int i;
 
-	cg_drain(cg);
 	snprintf(path, sizeof(path), "%s/memory.current", cg);
-	return cg_read_long(path);
+	cg_drain(cg);
+	cur = cg_read_long(path);
+	for (i = 0; i < 10; i++) {
+		prev = cur;
+		usleep(200000);
+		cg_drain(cg);
+		cur = cg_read_long(path);
+		if (cur == prev)
+			break;
+	}
+	return cur;
 }
 
 /* memory.current and the memory.stat entries sk storage can move. */
@@ -105,9 +117,7 @@ static inline int cg_snapshot(const char *cg, struct cg_snap *s)
 	FILE *f;
 
 	memset(s, 0, sizeof(*s));
-	cg_drain(cg);
-	snprintf(path, sizeof(path), "%s/memory.current", cg);
-	s->current = cg_read_long(path);
+	s->current = cg_current(cg);
 	snprintf(path, sizeof(path), "%s/memory.stat", cg);
 	f = fopen(path, "r");
 	if (!f || s->current < 0)
@@ -186,7 +196,7 @@ static inline long settle_to(const char *cg, long target, long tol)
 	long cur = 0;
 	int i;
 
-	for (i = 0; i < 120; i++) {
+	for (i = 0; i < 60; i++) {
 		cur = cg_current(cg);
 		if (labs(cur - target) <= tol)
 			break;
