@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sk-bench, the BPF side. The iterators visit every UDP or TCP socket and
+ * read its value from the inline sk storage map, the opted-out (dynamic)
+ * one or the hash map keyed by socket cookie, or read sk_mark, a field the
+ * socket has anyway; BENCH_VISIT reads nothing and is subtracted. Each
+ * lookup is also timed on its own, between two bpf_ktime_get_ns(); the few
+ * windows that something interrupted are left out.
+ *
+ * With hot_iters set, the first socket that holds a value after hot_skip
+ * others is read hot_iters times in a bpf_loop() that is timed here; the
+ * other sockets are skipped.
+ *
+ * fentry/fexit on bpf_sk_storage_map_free() time the deferred free of the
+ * map named free_name: its id is released before that work is queued.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "sk-bench.h"
+
+char _license[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} inline_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_NO_INLINE);
+	__type(key, int);
+	__type(value, __u64);
+} dyn_map SEC(".maps");
+
+/* Sized by user space before loading. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, __u64);
+} cookie_map SEC(".maps");
+
+/* Set by user space before each pass. */
+int mode;
+__u32 hot_iters, hot_skip;
+/* A window this long was interrupted (or the vCPU stopped): dropped. */
+__u64 window_max_ns = 50000;
+
+/* Results of the last pass. */
+__u64 visited, found, sum, window_ns, windows, hot_ns;
+int hot_done;
+
+/* Deferred map free. */
+__u64 free_name[2];
+__u64 free_map, free_enter_ns, free_exit_ns;
+__u32 free_count;
+
+struct hot_ctx {
+	struct sock *sk;
+	__u64 sum;
+	__u64 found;
+};
+
+/* Read @sk's value as mode says; 1 if there is one. */
+static __always_inline int lookup(struct sock *sk, __u64 *acc)
+{
+	__u64 *v, cookie;
+
+	switch (mode) {
+	case BENCH_RAW:
+		*acc += sk->sk_mark;
+		return 1;
+	case BENCH_INLINE:
+		v = bpf_sk_storage_get(&inline_map, sk, 0, 0);
+		break;
+	case BENCH_DYNAMIC:
+		v = bpf_sk_storage_get(&dyn_map, sk, 0, 0);
+		break;
+	case BENCH_HASH:
+		cookie = bpf_get_socket_cookie(sk);
+		v = bpf_map_lookup_elem(&cookie_map, &cookie);
+		break;
+	default:
+		return 0;
+	}
+	if (!v)
+		return 0;
+	*acc += *v;
+	return 1;
+}
+
+static int hot_one(__u32 i, void *data)
+{
+	struct hot_ctx *c = data;
+
+	c->found += lookup(c->sk, &c->sum);
+	return 0;
+}
+
+static __always_inline int visit(struct sock *sk)
+{
+	struct hot_ctx c = { .sk = sk };
+	__u64 t0;
+
+	/* Cold: the lookup alone is timed too, away from the walk's noise. */
+	if (!hot_iters) {
+		t0 = bpf_ktime_get_ns();
+		found += lookup(sk, &c.sum);
+		t0 = bpf_ktime_get_ns() - t0;
+		if (t0 < window_max_ns) {
+			window_ns += t0;
+			windows++;
+		}
+		sum += c.sum;
+		visited++;
+		return 0;
+	}
+	if (hot_done || !bpf_sk_storage_get(&dyn_map, sk, 0, 0))
+		return 0;
+	if (hot_skip) {
+		hot_skip--;
+		return 0;
+	}
+	/* Once untimed, so that the timed loop starts warm. */
+	lookup(sk, &c.sum);
+	t0 = bpf_ktime_get_ns();
+	bpf_loop(hot_iters, hot_one, &c, 0);
+	hot_ns = bpf_ktime_get_ns() - t0;
+	found = c.found;
+	sum += c.sum;
+	visited = 1;
+	hot_done = 1;
+	return 0;
+}
+
+SEC("iter/udp")
+int walk_udp(struct bpf_iter__udp *ctx)
+{
+	struct udp_sock *udp_sk = ctx->udp_sk;
+
+	if (!udp_sk)
+		return 0;
+	return visit((struct sock *)udp_sk);
+}
+
+SEC("iter/tcp")
+int walk_tcp(struct bpf_iter__tcp *ctx)
+{
+	struct sock_common *skc = ctx->sk_common;
+	struct tcp_sock *tp;
+
+	if (!skc)
+		return 0;
+	tp = bpf_skc_to_tcp_sock(skc);
+	if (!tp)
+		return 0;
+	return visit((struct sock *)tp);
+}
+
+SEC("fentry/bpf_sk_storage_map_free")
+int BPF_PROG(free_enter, struct bpf_map *map)
+{
+	__u64 name[2] = {};
+
+	bpf_probe_read_kernel(name, sizeof(name), map->name);
+	if (name[0] == free_name[0] && name[1] == free_name[1]) {
+		free_map = (__u64)map;
+		free_enter_ns = bpf_ktime_get_ns();
+	}
+	return 0;
+}
+
+/* The map is freed memory by now: compare its address only. */
+SEC("fexit/bpf_sk_storage_map_free")
+int BPF_PROG(free_exit, struct bpf_map *map)
+{
+	if (free_map && (__u64)map == free_map) {
+		free_exit_ns = bpf_ktime_get_ns();
+		free_map = 0;
+		__sync_fetch_and_add(&free_count, 1);
+	}
+	return 0;
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sk-bench: what the BPF side (sk-bench.bpf.c) and the guest tool
+ * (sk-bench.c) share.
+ */
+#ifndef SK_BENCH_H
+#define SK_BENCH_H
+
+/* What the iterator reads in each socket. */
+enum bench_mode {
+	BENCH_VISIT,		/* nothing: the walk alone, subtracted */
+	BENCH_RAW,		/* sk->sk_mark, a field of the socket */
+	BENCH_INLINE,		/* bpf_sk_storage_get(), inline map */
+	BENCH_DYNAMIC,		/* bpf_sk_storage_get(), BPF_F_NO_INLINE map */
+	BENCH_HASH,		/* hash map keyed by bpf_get_socket_cookie() */
+	NR_BENCH_MODES
+};
+
+#endif /* SK_BENCH_H */
