@@ -1,0 +1,938 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The interfaces around sk storage that are not the helpers: sock_diag's
+ * INET_DIAG_REQ_SK_BPF_STORAGES, BPF_F_CLONE on accept(), maps whose value
+ * holds a bpf_spin_lock (BPF_F_LOCK), the map syscalls on sockets of
+ * another network namespace and on UNIX sockets, and the
+ * iter/bpf_sk_storage_map iterator.
+ *
+ * Every test runs in every boot and asserts the same behaviour: without a
+ * tail all maps are dynamic, with one the maps that fit are inline. Where
+ * the path matters, the test also asserts which one the map is on.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "sk_storage_util.h"
+#include "interfaces.skel.h"
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE		71
+#endif
+
+/* As in interfaces.bpf.c: the lock, then two counters. */
+struct val_lock {
+	struct bpf_spin_lock lock;
+	__u32 pad;
+	__u64 a;
+	__u64 b;
+};
+
+/* ---- sock_diag, raw netlink ---- */
+
+#define DIAG_MAX_VALUES		8
+#define DIAG_MAX_VALUE_SIZE	64
+
+struct diag_value {
+	__u32 map_id;
+	__u32 len;
+	__u8 data[DIAG_MAX_VALUE_SIZE];
+};
+
+/* What a dump said about one socket. */
+struct diag_result {
+	bool found;		/* the socket was in the dump */
+	bool has_storages;	/* it had INET_DIAG_SK_BPF_STORAGES */
+	int nr;
+	struct diag_value v[DIAG_MAX_VALUES];
+};
+
+static struct rtattr *add_attr(char *buf, size_t *len, unsigned short type,
+			       const void *data, unsigned short size)
+{
+	struct rtattr *rta = (struct rtattr *)(buf + NLMSG_ALIGN(*len));
+
+	rta->rta_type = type;
+	rta->rta_len = RTA_LENGTH(size);
+	if (size)
+		memcpy(RTA_DATA(rta), data, size);
+	*len = NLMSG_ALIGN(*len) + RTA_ALIGN(rta->rta_len);
+	return rta;
+}
+
+static int parse_storages(struct rtattr *stgs, struct diag_result *res)
+{
+	int rem = RTA_PAYLOAD(stgs), rem2;
+	struct rtattr *stg, *a;
+	struct diag_value *v;
+
+	res->has_storages = true;
+	for (stg = RTA_DATA(stgs); RTA_OK(stg, rem); stg = RTA_NEXT(stg, rem)) {
+		if ((stg->rta_type & NLA_TYPE_MASK) != SK_DIAG_BPF_STORAGE)
+			return -EPROTO;
+		if (res->nr == DIAG_MAX_VALUES)
+			return -E2BIG;
+		v = &res->v[res->nr++];
+		memset(v, 0, sizeof(*v));
+		rem2 = RTA_PAYLOAD(stg);
+		for (a = RTA_DATA(stg); RTA_OK(a, rem2); a = RTA_NEXT(a, rem2)) {
+			switch (a->rta_type & NLA_TYPE_MASK) {
+			case SK_DIAG_BPF_STORAGE_MAP_ID:
+				memcpy(&v->map_id, RTA_DATA(a), sizeof(__u32));
+				break;
+			case SK_DIAG_BPF_STORAGE_MAP_VALUE:
+				v->len = RTA_PAYLOAD(a);
+				if (v->len > DIAG_MAX_VALUE_SIZE)
+					return -E2BIG;
+				memcpy(v->data, RTA_DATA(a), v->len);
+				break;
+			}
+		}
+		/* A map being freed is reported with id 0 until it goes. */
+		if (!v->len)
+			return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * Dump the sockets of @family/@protocol with INET_DIAG_REQ_SK_BPF_STORAGES
+ * naming @map_fds (all maps when @nr_maps is 0) and report what the dump
+ * said about the socket with inode @ino. 0 or -errno.
+ */
+static int diag_storages(int family, int protocol, ino_t ino,
+			 const int *map_fds, int nr_maps,
+			 struct diag_result *res)
+{
+	static char buf[65536] __attribute__((aligned(NLMSG_ALIGNTO)));
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct inet_diag_req_v2 *req;
+	struct rtattr *nest;
+	struct nlmsghdr *nlh;
+	int nl, i, err = 0;
+	bool done = false;
+	size_t len;
+	ssize_t n;
+
+	memset(res, 0, sizeof(*res));
+	nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (nl < 0)
+		return -errno;
+
+	memset(buf, 0, 4096);
+	nlh = (struct nlmsghdr *)buf;
+	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = 1;
+	req = NLMSG_DATA(nlh);
+	req->sdiag_family = family;
+	req->sdiag_protocol = protocol;
+	req->idiag_states = ~0U;
+	len = NLMSG_LENGTH(sizeof(*req));
+	nest = add_attr(buf, &len, INET_DIAG_REQ_SK_BPF_STORAGES | NLA_F_NESTED,
+			NULL, 0);
+	for (i = 0; i < nr_maps; i++) {
+		__u32 fd = map_fds[i];
+
+		add_attr(buf, &len, SK_DIAG_BPF_STORAGE_REQ_MAP_FD, &fd,
+			 sizeof(fd));
+	}
+	nest->rta_len = buf + len - (char *)nest;
+	nlh->nlmsg_len = len;
+
+	if (sendto(nl, buf, len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		err = -errno;
+		goto out;
+	}
+	while (!done) {
+		n = recv(nl, buf, sizeof(buf), 0);
+		if (n < 0) {
+			err = -errno;
+			goto out;
+		}
+		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, n);
+		     nlh = NLMSG_NEXT(nlh, n)) {
+			struct inet_diag_msg *m = NLMSG_DATA(nlh);
+			struct rtattr *a;
+			int rem;
+
+			if (nlh->nlmsg_type == NLMSG_DONE) {
+				done = true;
+				break;
+			}
+			if (nlh->nlmsg_type == NLMSG_ERROR) {
+				err = ((struct nlmsgerr *)NLMSG_DATA(nlh))->error;
+				goto out;
+			}
+			if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+			    m->idiag_inode != ino)
+				continue;
+			if (res->found) {
+				err = -EEXIST;
+				goto out;
+			}
+			res->found = true;
+			rem = nlh->nlmsg_len - NLMSG_LENGTH(sizeof(*m));
+			for (a = (struct rtattr *)(m + 1); RTA_OK(a, rem);
+			     a = RTA_NEXT(a, rem)) {
+				if ((a->rta_type & NLA_TYPE_MASK) !=
+				    INET_DIAG_SK_BPF_STORAGES)
+					continue;
+				err = parse_storages(a, res);
+				if (err)
+					goto out;
+			}
+		}
+	}
+out:
+	close(nl);
+	return err;
+}
+
+/* The value the dump reported for map @id, or NULL. */
+static const struct diag_value *diag_find(const struct diag_result *res,
+					  __u32 id)
+{
+	int i;
+
+	for (i = 0; i < res->nr; i++)
+		if (res->v[i].map_id == id)
+			return &res->v[i];
+	return NULL;
+}
+
+static ino_t sock_ino(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? 0 : st.st_ino;
+}
+
+/* Bound to loopback (and listening, for TCP): in the family's dump. */
+static int diag_socket(int family, int type)
+{
+	struct sockaddr_in6 a6 = {
+		.sin6_family = AF_INET6,
+		.sin6_addr = IN6ADDR_LOOPBACK_INIT,
+	};
+	struct sockaddr_in a4 = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	struct sockaddr *sa = family == AF_INET6 ? (struct sockaddr *)&a6 :
+						    (struct sockaddr *)&a4;
+	socklen_t len = family == AF_INET6 ? sizeof(a6) : sizeof(a4);
+	int fd = socket(family, type, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, sa, len) || (type == SOCK_STREAM && listen(fd, 4))) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+/*
+ * The maps are on the path this boot gives them: the default one inline
+ * when the tail has room for its slot, dynamic without a tail; the
+ * opted-out one always dynamic.
+ */
+static void expect_paths(struct __test_metadata *_metadata, int map_inline,
+			 int map_dyn)
+{
+	unsigned int tail = tail_bytes(), off, size;
+
+	if (tail >= slot_size(sizeof(struct val16))) {
+		EXPECT_EQ(1, map_slot(map_inline, &off, &size));
+	} else if (!tail) {
+		EXPECT_EQ(0, map_slot(map_inline, &off, &size));
+	}
+	EXPECT_EQ(0, map_slot(map_dyn, &off, &size));
+}
+
+FIXTURE(diag)
+{
+	int fd;
+	ino_t ino;
+	int map_inline, map_dyn;
+};
+
+/*
+ * inet_diag puts sk storage only in the replies for connection sockets:
+ * UDP sockets get none, inline or dynamic alike, as before inline storage.
+ */
+FIXTURE_VARIANT(diag)
+{
+	int family;
+	int type;
+	int protocol;
+	bool reports;
+};
+
+FIXTURE_VARIANT_ADD(diag, tcp4)
+{
+	.family = AF_INET, .type = SOCK_STREAM, .protocol = IPPROTO_TCP,
+	.reports = true,
+};
+
+FIXTURE_VARIANT_ADD(diag, tcp6)
+{
+	.family = AF_INET6, .type = SOCK_STREAM, .protocol = IPPROTO_TCP,
+	.reports = true,
+};
+
+FIXTURE_VARIANT_ADD(diag, udp4)
+{
+	.family = AF_INET, .type = SOCK_DGRAM, .protocol = IPPROTO_UDP,
+	.reports = false,
+};
+
+FIXTURE_VARIANT_ADD(diag, udp6)
+{
+	.family = AF_INET6, .type = SOCK_DGRAM, .protocol = IPPROTO_UDP,
+	.reports = false,
+};
+
+FIXTURE_SETUP(diag)
+{
+	self->map_inline = create_sk_map(sizeof(struct val16), 0);
+	ASSERT_LE(0, self->map_inline);
+	self->map_dyn = create_sk_map(sizeof(struct val16), BPF_F_NO_INLINE);
+	ASSERT_LE(0, self->map_dyn);
+	self->fd = diag_socket(variant->family, variant->type);
+	ASSERT_LE(0, self->fd);
+	self->ino = sock_ino(self->fd);
+	ASSERT_NE(0, self->ino);
+}
+
+FIXTURE_TEARDOWN(diag)
+{
+	close(self->fd);
+	/* Map free is deferred: let the next test start with an empty tail. */
+	EXPECT_EQ(0, free_map(self->map_inline));
+	EXPECT_EQ(0, free_map(self->map_dyn));
+}
+
+static int diag_named(FIXTURE_DATA(diag) *self,
+		      const FIXTURE_VARIANT(diag) *variant,
+		      struct diag_result *res)
+{
+	int maps[] = { self->map_inline, self->map_dyn };
+
+	return diag_storages(variant->family, variant->protocol, self->ino,
+			     maps, 2, res);
+}
+
+static int diag_all(FIXTURE_DATA(diag) *self,
+		    const FIXTURE_VARIANT(diag) *variant,
+		    struct diag_result *res)
+{
+	return diag_storages(variant->family, variant->protocol, self->ino,
+			     NULL, 0, res);
+}
+
+/*
+ * The dump found the socket and reported @nr values for it, or, for a
+ * protocol whose replies carry no sk storage, none at all.
+ */
+static void expect_nr(struct __test_metadata *_metadata,
+		      const FIXTURE_VARIANT(diag) *variant,
+		      const struct diag_result *res, int nr)
+{
+	ASSERT_TRUE(res->found);
+	if (!variant->reports) {
+		EXPECT_FALSE(res->has_storages);
+		return;
+	}
+	EXPECT_EQ(nr > 0, res->has_storages);
+	EXPECT_EQ(nr, res->nr);
+}
+
+/* The dump reported @want for the map, where the protocol reports any. */
+static void expect_value(struct __test_metadata *_metadata,
+			 const FIXTURE_VARIANT(diag) *variant,
+			 const struct diag_result *res, int map_fd,
+			 const struct val16 *want)
+{
+	const struct diag_value *v = diag_find(res, map_id(map_fd));
+
+	if (!variant->reports) {
+		EXPECT_EQ(NULL, v);
+		return;
+	}
+	ASSERT_NE(NULL, v);
+	ASSERT_EQ(sizeof(*want), v->len);
+	EXPECT_EQ(0, memcmp(want, v->data, sizeof(*want)));
+}
+
+TEST_F(diag, named_maps_report_the_inline_and_the_dynamic_value)
+{
+	struct val16 vi = { 0x1111222233334444ULL, 1 }, vd = { 0x5555, 2 };
+	struct diag_result res;
+
+	expect_paths(_metadata, self->map_inline, self->map_dyn);
+	ASSERT_EQ(0, sys_update(self->map_inline, self->fd, &vi, BPF_NOEXIST));
+	ASSERT_EQ(0, sys_update(self->map_dyn, self->fd, &vd, BPF_NOEXIST));
+	ASSERT_EQ(0, diag_named(self, variant, &res));
+	expect_nr(_metadata, variant, &res, 2);
+	expect_value(_metadata, variant, &res, self->map_inline, &vi);
+	expect_value(_metadata, variant, &res, self->map_dyn, &vd);
+}
+
+TEST_F(diag, named_maps_report_the_value_as_it_is_now)
+{
+	struct val16 v = { 1, 1 };
+	struct diag_result res;
+
+	ASSERT_EQ(0, sys_update(self->map_inline, self->fd, &v, BPF_NOEXIST));
+	v.b = 0xabcdef;
+	ASSERT_EQ(0, sys_update(self->map_inline, self->fd, &v, BPF_EXIST));
+	ASSERT_EQ(0, diag_named(self, variant, &res));
+	expect_nr(_metadata, variant, &res, 1);
+	expect_value(_metadata, variant, &res, self->map_inline, &v);
+}
+
+TEST_F(diag, all_maps_dump_reports_the_inline_and_the_dynamic_value)
+{
+	struct val16 vi = { 0x0123456789abcdefULL, 3 }, vd = { 0x6666, 4 };
+	struct diag_result res;
+
+	expect_paths(_metadata, self->map_inline, self->map_dyn);
+	ASSERT_EQ(0, sys_update(self->map_inline, self->fd, &vi, BPF_NOEXIST));
+	ASSERT_EQ(0, sys_update(self->map_dyn, self->fd, &vd, BPF_NOEXIST));
+	ASSERT_EQ(0, diag_all(self, variant, &res));
+	expect_nr(_metadata, variant, &res, 2);
+	expect_value(_metadata, variant, &res, self->map_inline, &vi);
+	expect_value(_metadata, variant, &res, self->map_dyn, &vd);
+}
+
+TEST_F(diag, all_maps_dump_reports_a_socket_whose_only_value_is_in_the_default_map)
+{
+	struct val16 vi = { 77, 78 };
+	struct diag_result res;
+
+	/* Inline when there is a tail: no dynamic storage at all then. */
+	expect_paths(_metadata, self->map_inline, self->map_dyn);
+	ASSERT_EQ(0, sys_update(self->map_inline, self->fd, &vi, BPF_NOEXIST));
+	ASSERT_EQ(0, diag_all(self, variant, &res));
+	expect_nr(_metadata, variant, &res, 1);
+	expect_value(_metadata, variant, &res, self->map_inline, &vi);
+}
+
+TEST_F(diag, deleted_value_is_reported_by_neither_request)
+{
+	struct val16 vi = { 9, 10 }, vd = { 11, 12 };
+	struct diag_result res;
+
+	ASSERT_EQ(0, sys_update(self->map_inline, self->fd, &vi, BPF_NOEXIST));
+	ASSERT_EQ(0, sys_update(self->map_dyn, self->fd, &vd, BPF_NOEXIST));
+	ASSERT_EQ(0, sys_delete(self->map_inline, self->fd));
+
+	ASSERT_EQ(0, diag_named(self, variant, &res));
+	expect_nr(_metadata, variant, &res, 1);
+	EXPECT_EQ(NULL, diag_find(&res, map_id(self->map_inline)));
+	expect_value(_metadata, variant, &res, self->map_dyn, &vd);
+
+	ASSERT_EQ(0, diag_all(self, variant, &res));
+	expect_nr(_metadata, variant, &res, 1);
+	EXPECT_EQ(NULL, diag_find(&res, map_id(self->map_inline)));
+	expect_value(_metadata, variant, &res, self->map_dyn, &vd);
+
+	/* Without any value left, no storage attribute at all. */
+	ASSERT_EQ(0, sys_delete(self->map_dyn, self->fd));
+	ASSERT_EQ(0, diag_all(self, variant, &res));
+	expect_nr(_metadata, variant, &res, 0);
+	ASSERT_EQ(0, diag_named(self, variant, &res));
+	expect_nr(_metadata, variant, &res, 0);
+}
+
+TEST_F(diag, socket_without_values_reports_none_while_another_socket_has_some)
+{
+	struct val16 v = { 13, 14 };
+	struct diag_result res;
+	int other;
+
+	other = diag_socket(variant->family, variant->type);
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, sys_update(self->map_inline, other, &v, BPF_NOEXIST));
+	ASSERT_EQ(0, sys_update(self->map_dyn, other, &v, BPF_NOEXIST));
+	ASSERT_EQ(0, diag_named(self, variant, &res));
+	expect_nr(_metadata, variant, &res, 0);
+	ASSERT_EQ(0, diag_all(self, variant, &res));
+	expect_nr(_metadata, variant, &res, 0);
+	/* The other socket's values are reported for it. */
+	ASSERT_EQ(0, diag_storages(variant->family, variant->protocol,
+				   sock_ino(other), NULL, 0, &res));
+	expect_nr(_metadata, variant, &res, 2);
+	expect_value(_metadata, variant, &res, self->map_inline, &v);
+	expect_value(_metadata, variant, &res, self->map_dyn, &v);
+	close(other);
+}
+
+/* Wait until the dump reports no value for the socket; 0 or -errno. */
+static int wait_no_storages(FIXTURE_DATA(diag) *self,
+			    const FIXTURE_VARIANT(diag) *variant)
+{
+	struct diag_result res;
+	int i, err;
+
+	for (i = 0; i < 2000; i++) {
+		err = diag_all(self, variant, &res);
+		if (err)
+			return err;
+		if (!res.has_storages)
+			return 0;
+		usleep(5000);
+	}
+	return -ETIMEDOUT;
+}
+
+TEST_F(diag, value_of_a_freed_map_is_not_reported_under_the_map_that_reuses_its_slot)
+{
+	struct val16 v = { 0xdead, 0xbeef };
+	unsigned int off_old = 0, off_new = 0, size;
+	int was_inline, successor;
+	struct diag_result res;
+	__u32 old_id;
+
+	was_inline = map_slot(self->map_inline, &off_old, &size) == 1;
+	old_id = map_id(self->map_inline);
+	ASSERT_EQ(0, sys_update(self->map_inline, self->fd, &v, BPF_NOEXIST));
+	ASSERT_EQ(0, free_map(self->map_inline));
+	/*
+	 * Map free is deferred: until it ran, the freed map's value may be
+	 * reported with id 0. An inline map's ran when its slot was released
+	 * (free_map() waited for it); a dynamic one's is waited for here.
+	 */
+	ASSERT_EQ(0, wait_no_storages(self, variant));
+	/* Same size: first fit gives it the freed slot, in every socket. */
+	successor = create_sk_map(sizeof(struct val16), 0);
+	self->map_inline = successor;
+	ASSERT_LE(0, successor);
+	if (was_inline) {
+		ASSERT_EQ(1, map_slot(successor, &off_new, &size));
+		EXPECT_EQ(off_old, off_new);
+	}
+	ASSERT_EQ(0, diag_all(self, variant, &res));
+	expect_nr(_metadata, variant, &res, 0);
+	EXPECT_EQ(NULL, diag_find(&res, old_id));
+	EXPECT_EQ(NULL, diag_find(&res, map_id(successor)));
+	ASSERT_EQ(0, diag_named(self, variant, &res));
+	expect_nr(_metadata, variant, &res, 0);
+}
+
+/* ---- maps of the BPF object: clone, spin lock, iterator ---- */
+
+FIXTURE(interfaces)
+{
+	struct interfaces *skel;
+	int map_inline, map_dyn, map_clone, map_lock;
+};
+
+FIXTURE_SETUP(interfaces)
+{
+	self->skel = interfaces__open_and_load();
+	ASSERT_NE(NULL, self->skel);
+	self->map_inline = bpf_map__fd(self->skel->maps.map_inline);
+	self->map_dyn = bpf_map__fd(self->skel->maps.map_dyn);
+	self->map_clone = bpf_map__fd(self->skel->maps.map_clone);
+	self->map_lock = bpf_map__fd(self->skel->maps.map_lock);
+}
+
+FIXTURE_TEARDOWN(interfaces)
+{
+	struct slot_ref r = slot_ref(self->map_inline);
+
+	interfaces__destroy(self->skel);
+	EXPECT_EQ(0, wait_released(r));
+}
+
+/* A connected pair through a loopback listener; the child is accepted. */
+struct tcp_conn {
+	int lfd, cfd, afd;
+};
+
+static int tcp_listen(struct tcp_conn *c, struct sockaddr_in *addr)
+{
+	socklen_t len = sizeof(*addr);
+
+	memset(c, 0xff, sizeof(*c));
+	*addr = (struct sockaddr_in){
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	c->lfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (c->lfd < 0 || bind(c->lfd, (struct sockaddr *)addr, len) ||
+	    getsockname(c->lfd, (struct sockaddr *)addr, &len) ||
+	    listen(c->lfd, 4))
+		return -errno;
+	return 0;
+}
+
+static int tcp_accept(struct tcp_conn *c, const struct sockaddr_in *addr)
+{
+	c->cfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (c->cfd < 0 ||
+	    connect(c->cfd, (const struct sockaddr *)addr, sizeof(*addr)))
+		return -errno;
+	c->afd = accept(c->lfd, NULL, NULL);
+	return c->afd < 0 ? -errno : 0;
+}
+
+static void tcp_close(struct tcp_conn *c)
+{
+	close(c->afd);
+	close(c->cfd);
+	close(c->lfd);
+}
+
+TEST_F(interfaces, clone_map_is_dynamic_even_when_the_tail_has_room)
+{
+	unsigned int off, size;
+
+	EXPECT_EQ(0, map_slot(self->map_clone, &off, &size));
+	if (tail_bytes() >= slot_size(sizeof(struct val16)))
+		EXPECT_EQ(1, map_slot(self->map_inline, &off, &size));
+}
+
+TEST_F(interfaces, accepted_child_gets_the_clone_map_value_but_not_the_inline_one)
+{
+	struct val16 vc = { 0xc10e, 1 }, vi = { 0x1e1e, 2 }, out;
+	struct sockaddr_in addr;
+	struct tcp_conn c;
+
+	ASSERT_EQ(0, tcp_listen(&c, &addr));
+	ASSERT_EQ(0, sys_update(self->map_clone, c.lfd, &vc, BPF_NOEXIST));
+	ASSERT_EQ(0, sys_update(self->map_inline, c.lfd, &vi, BPF_NOEXIST));
+	ASSERT_EQ(0, tcp_accept(&c, &addr));
+
+	ASSERT_EQ(0, sys_lookup(self->map_clone, c.afd, &out));
+	EXPECT_EQ(0, memcmp(&vc, &out, sizeof(out)));
+	EXPECT_EQ(-ENOENT, sys_lookup(self->map_inline, c.afd, &out));
+	/* The child's copy is its own; the listener keeps both values. */
+	out.b = 99;
+	ASSERT_EQ(0, sys_update(self->map_clone, c.afd, &out, BPF_EXIST));
+	ASSERT_EQ(0, sys_lookup(self->map_clone, c.lfd, &out));
+	EXPECT_EQ(0, memcmp(&vc, &out, sizeof(out)));
+	ASSERT_EQ(0, sys_lookup(self->map_inline, c.lfd, &out));
+	EXPECT_EQ(0, memcmp(&vi, &out, sizeof(out)));
+	/* The connecting side was never given a value. */
+	EXPECT_EQ(-ENOENT, sys_lookup(self->map_clone, c.cfd, &out));
+	tcp_close(&c);
+}
+
+TEST_F(interfaces, spin_lock_map_is_dynamic_even_when_the_tail_has_room)
+{
+	unsigned int off, size;
+
+	EXPECT_EQ(0, map_slot(self->map_lock, &off, &size));
+}
+
+TEST_F(interfaces, spin_lock_map_takes_lock_flagged_update_and_lookup)
+{
+	struct val_lock in = { .a = 5, .b = 6 }, out;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), key = fd;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, sys_update(self->map_lock, fd, &in, BPF_F_LOCK));
+	memset(&out, 0xff, sizeof(out));
+	ASSERT_EQ(0, bpf_map_lookup_elem_flags(self->map_lock, &key, &out,
+					       BPF_F_LOCK));
+	EXPECT_EQ(5, out.a);
+	EXPECT_EQ(6, out.b);
+	in.a = 7;
+	ASSERT_EQ(0, sys_update(self->map_lock, fd, &in, BPF_F_LOCK | BPF_EXIST));
+	ASSERT_EQ(0, bpf_map_lookup_elem_flags(self->map_lock, &key, &out,
+					       BPF_F_LOCK));
+	EXPECT_EQ(7, out.a);
+	ASSERT_EQ(0, sys_lookup(self->map_lock, fd, &out));
+	EXPECT_EQ(7, out.a);
+	EXPECT_EQ(6, out.b);
+	ASSERT_EQ(0, sys_delete(self->map_lock, fd));
+	EXPECT_EQ(-ENOENT, sys_lookup(self->map_lock, fd, &out));
+	close(fd);
+}
+
+TEST_F(interfaces, sock_diag_reports_the_spin_lock_map_value)
+{
+	struct val_lock in = { .a = 0x10c4, .b = 0x10c5 }, got;
+	const struct diag_value *v;
+	struct diag_result res;
+	int fd = diag_socket(AF_INET, SOCK_STREAM);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, sys_update(self->map_lock, fd, &in, BPF_F_LOCK));
+	ASSERT_EQ(0, diag_storages(AF_INET, IPPROTO_TCP, sock_ino(fd),
+				   &self->map_lock, 1, &res));
+	ASSERT_TRUE(res.found);
+	v = diag_find(&res, map_id(self->map_lock));
+	ASSERT_NE(NULL, v);
+	ASSERT_EQ(sizeof(got), v->len);
+	memcpy(&got, v->data, sizeof(got));
+	EXPECT_EQ(in.a, got.a);
+	EXPECT_EQ(in.b, got.b);
+	close(fd);
+}
+
+/* Send @fd over the UNIX socket @via. */
+static int send_fd(int via, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {}, byte = 0;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(via, &msg, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int via)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {}, byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(via, &msg, 0) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+static __u64 netns_cookie(int fd)
+{
+	socklen_t len = sizeof(__u64);
+	__u64 cookie = 0;
+
+	getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len);
+	return cookie;
+}
+
+/*
+ * In a new network namespace: update, lookup and delete through a UDP and
+ * a TCP socket of that namespace, then hand a socket with a value to the
+ * parent. Returns the number of the step that failed, 0 if none.
+ */
+static int netns_child(int map, int via)
+{
+	struct val16 in = { 0x4e7, 0 }, out;
+	int types[] = { SOCK_DGRAM, SOCK_STREAM };
+	int i, fd;
+
+	if (unshare(CLONE_NEWNET))
+		return 1;
+	for (i = 0; i < 2; i++) {
+		fd = socket(AF_INET, types[i], 0);
+		in.b = i;
+		if (fd < 0)
+			return 2;
+		if (sys_lookup(map, fd, &out) != -ENOENT)
+			return 3;
+		if (sys_update(map, fd, &in, BPF_NOEXIST))
+			return 4;
+		if (sys_lookup(map, fd, &out) || memcmp(&in, &out, sizeof(in)))
+			return 5;
+		if (sys_update(map, fd, &in, BPF_NOEXIST) != -EEXIST)
+			return 6;
+		if (sys_delete(map, fd) || sys_lookup(map, fd, &out) != -ENOENT)
+			return 7;
+		close(fd);
+	}
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	in.b = 0x600d;
+	if (fd < 0 || sys_update(map, fd, &in, BPF_NOEXIST))
+		return 8;
+	if (send_fd(via, fd))
+		return 9;
+	close(fd);
+	return 0;
+}
+
+TEST_F(interfaces, syscalls_on_an_inline_map_work_on_sockets_of_another_netns)
+{
+	struct val16 want = { 0x4e7, 0x600d }, out;
+	int sv[2], status, fd, here;
+	pid_t pid;
+
+	expect_paths(_metadata, self->map_inline, self->map_dyn);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(sv[0]);
+		_exit(netns_child(self->map_inline, sv[1]));
+	}
+	close(sv[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	fd = recv_fd(sv[0]);
+	ASSERT_LE(0, fd);
+	close(sv[0]);
+
+	/* It really is another namespace's socket. */
+	here = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, here);
+	EXPECT_NE(netns_cookie(here), netns_cookie(fd));
+	EXPECT_EQ(-ENOENT, sys_lookup(self->map_inline, here, &out));
+	close(here);
+
+	ASSERT_EQ(0, sys_lookup(self->map_inline, fd, &out));
+	EXPECT_EQ(0, memcmp(&want, &out, sizeof(out)));
+	ASSERT_EQ(0, sys_delete(self->map_inline, fd));
+	EXPECT_EQ(-ENOENT, sys_lookup(self->map_inline, fd, &out));
+	close(fd);
+}
+
+TEST_F(interfaces, syscalls_on_an_inline_map_work_on_unix_sockets)
+{
+	int types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET };
+	struct val16 in, out;
+	int i, sv[2];
+
+	expect_paths(_metadata, self->map_inline, self->map_dyn);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, socketpair(AF_UNIX, types[i], 0, sv));
+		in = (struct val16){ 0x0417, i };
+		ASSERT_EQ(-ENOENT, sys_lookup(self->map_inline, sv[0], &out));
+		ASSERT_EQ(0, sys_update(self->map_inline, sv[0], &in, BPF_NOEXIST));
+		ASSERT_EQ(0, sys_lookup(self->map_inline, sv[0], &out));
+		EXPECT_EQ(0, memcmp(&in, &out, sizeof(out)));
+		/* The peer is a socket of its own. */
+		EXPECT_EQ(-ENOENT, sys_lookup(self->map_inline, sv[1], &out));
+		in.a = 0x0418;
+		ASSERT_EQ(0, sys_update(self->map_inline, sv[0], &in, BPF_EXIST));
+		ASSERT_EQ(0, sys_lookup(self->map_inline, sv[0], &out));
+		EXPECT_EQ(0x0418, out.a);
+		ASSERT_EQ(0, sys_delete(self->map_inline, sv[0]));
+		EXPECT_EQ(-ENOENT, sys_lookup(self->map_inline, sv[0], &out));
+		EXPECT_EQ(-ENOENT, sys_delete(self->map_inline, sv[0]));
+		close(sv[0]);
+		close(sv[1]);
+	}
+}
+
+/* Attach the iterator to @map_fd: the link, or NULL with errno set. */
+static struct bpf_link *attach_map_iter(struct interfaces *skel, int map_fd)
+{
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
+	union bpf_iter_link_info linfo = {};
+
+	linfo.map.map_fd = map_fd;
+	opts.link_info = &linfo;
+	opts.link_info_len = sizeof(linfo);
+	return bpf_program__attach_iter(skel->progs.visit_values, &opts);
+}
+
+/* Run the iterator to its end; 0 or -errno. */
+static int run_iter(struct bpf_link *link)
+{
+	char buf[64];
+	int fd = bpf_iter_create(bpf_link__fd(link)), n;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+TEST_F(interfaces, map_iterator_is_refused_exactly_when_the_map_is_inline)
+{
+	struct val16 v = { 40, 0 };
+	unsigned int off, size;
+	struct bpf_link *link;
+	int fd, is_inline;
+
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, sys_update(self->map_inline, fd, &v, BPF_NOEXIST));
+	is_inline = map_slot(self->map_inline, &off, &size);
+	ASSERT_LE(0, is_inline);
+	if (tail_bytes() >= slot_size(sizeof(v))) {
+		EXPECT_EQ(1, is_inline);
+	} else if (!tail_bytes()) {
+		EXPECT_EQ(0, is_inline);
+	}
+
+	errno = 0;
+	link = attach_map_iter(self->skel, self->map_inline);
+	if (is_inline) {
+		EXPECT_EQ(NULL, link);
+		EXPECT_EQ(EOPNOTSUPP, errno);
+	} else {
+		/* On the dynamic path the map's own walk finds the value. */
+		ASSERT_NE(NULL, link);
+		ASSERT_EQ(0, run_iter(link));
+		EXPECT_EQ(1, self->skel->bss->visits);
+		EXPECT_EQ(40, self->skel->bss->sum);
+	}
+	bpf_link__destroy(link);
+	close(fd);
+}
+
+TEST_F(interfaces, map_iterator_visits_every_value_of_a_dynamic_map)
+{
+	enum { N = 3 };
+	struct val16 v = {};
+	struct bpf_link *link;
+	int fds[N], i, other;
+
+	/* One socket with a value in another map only: not visited. */
+	other = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, sys_update(self->map_inline, other, &v, BPF_NOEXIST));
+	for (i = 0; i < N; i++) {
+		fds[i] = socket(i == 1 ? AF_INET6 : AF_INET,
+				i == 2 ? SOCK_STREAM : SOCK_DGRAM, 0);
+		ASSERT_LE(0, fds[i]);
+		v.a = 1 << i;
+		ASSERT_EQ(0, sys_update(self->map_dyn, fds[i], &v, BPF_NOEXIST));
+	}
+	link = attach_map_iter(self->skel, self->map_dyn);
+	ASSERT_NE(NULL, link);
+	ASSERT_EQ(0, run_iter(link));
+	EXPECT_EQ(N, self->skel->bss->visits);
+	EXPECT_EQ((1 << N) - 1, self->skel->bss->sum);
+	EXPECT_EQ(1, self->skel->bss->ends);
+
+	/* A deleted value is no longer visited. */
+	self->skel->bss->visits = 0;
+	self->skel->bss->sum = 0;
+	ASSERT_EQ(0, sys_delete(self->map_dyn, fds[0]));
+	ASSERT_EQ(0, run_iter(link));
+	EXPECT_EQ(N - 1, self->skel->bss->visits);
+	EXPECT_EQ((1 << N) - 2, self->skel->bss->sum);
+	bpf_link__destroy(link);
+	for (i = 0; i < N; i++)
+		close(fds[i]);
+	close(other);
+}
+
+TEST_HARNESS_MAIN
