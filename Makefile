@@ -33,7 +33,7 @@ CHECK_BOOTS	?= off:: \
 DEMO_APPEND	?= sysctl.net.core.bpf_sk_inline_bytes=128
 
 .PHONY: help deps tree kernel selftests rootfs check demo patches checkpatch \
-	bisect-build kernel-debug check-debug memcg sparse clean distclean
+	bisect-build kernel-debug check-debug memcg sparse bench bench-plot clean distclean
 
 help:
 	@echo "deps        install the Debian packages the project needs (only missing ones)"
@@ -49,6 +49,8 @@ help:
 	@echo "check-debug  run the kselftests on a KASAN/lockdep/kmemleak kernel"
 	@echo "memcg       compare memcg charges of dynamic and inline sk storage"
 	@echo "sparse      sparse on the files the series touches (new warnings fail)"
+	@echo "bench       benchmark lookups, memory, map free, socket cost (needs make kernel)"
+	@echo "bench-plot  plot $(BUILD)/bench/lookup.dat as doc/bench-lookup.png"
 
 deps:
 	@vm/install-deps
@@ -94,6 +96,25 @@ $(BUILD)/tools/%: tools/%.c kselftest/sk_memcg.h | selftests
 	@mkdir -p $(BUILD)/tools
 	$(CC) -O2 -Wall -isystem $(OBJ)/usr/include -o $@ $< -static -lbpf -lelf -lz
 
+# The benchmark: its BPF object and skeleton are built against the guest
+# kernel's BTF and kept here too.
+BENCH_TOOL	:= $(BUILD)/tools/sk-bench
+
+$(BUILD)/tools/vmlinux.h: $(OBJ)/vmlinux
+	@mkdir -p $(BUILD)/tools
+	bpftool btf dump file $< format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/tools/sk-bench.bpf.o: tools/sk-bench.bpf.c tools/sk-bench.h $(BUILD)/tools/vmlinux.h
+	clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD)/tools -c $< -o $@
+
+$(BUILD)/tools/sk-bench.skel.h: $(BUILD)/tools/sk-bench.bpf.o
+	bpftool gen skeleton $< name sk_bench > $@.tmp && mv $@.tmp $@
+
+$(BENCH_TOOL): tools/sk-bench.c tools/sk-bench.h $(BUILD)/tools/sk-bench.skel.h \
+		kselftest/sk_memcg.h | $(UAPI_HDRS)
+	$(CC) -O2 -Wall -isystem $(OBJ)/usr/include -I$(BUILD)/tools -o $@ $< \
+		-static -lbpf -lelf -lz
+
 rootfs: selftests $(GUEST_TOOLS)
 	@vm/mkroot --kselftest $(KSFT_INSTALL) --tools tools --tools $(BUILD)/tools \
 		--out $(ROOTFS)
@@ -117,6 +138,7 @@ $(DEBUG_OBJ)/.config: vm/kernel.config vm/kernel-debug.config | tree
 	$(TREE)/scripts/kconfig/merge_config.sh -m -O $(DEBUG_OBJ) $(DEBUG_OBJ)/.config \
 		vm/kernel.config vm/kernel-debug.config >/dev/null
 	$(DEBUG_KMAKE) -s olddefconfig
+	@vm/check-config $(DEBUG_OBJ)/.config vm/kernel.config
 	@vm/check-config $(DEBUG_OBJ)/.config vm/kernel-debug.config
 
 kernel-debug: tree $(DEBUG_OBJ)/.config
@@ -138,6 +160,46 @@ memcg: kernel rootfs
 	@set -o pipefail; vm/run --kernel $(BUILD)/bzImage --initramfs $(ROOTFS) \
 		--append "$(DEMO_APPEND)" --log $(BUILD)/logs/memcg.log \
 		-- /tools/sk-memcg-compare | tee $(BUILD)/memcg/table.txt
+
+# The benchmark in a guest of its own: a boot without the tail for the
+# reference socket costs, then one with a 128-byte tail for the rest.
+# BENCH_VM="--kvm --mem 4096" runs it under KVM where there is one.
+BENCH		:= $(BUILD)/bench
+BENCH_N		?= 1000,3000,10000,30000,100000
+BENCH_ARGS	?= --passes 15
+BENCH_VM	?= --mem 4096 --timeout 1800
+BENCH_APPEND	?= sysctl.net.core.bpf_sk_inline_bytes=128
+
+$(BENCH)/initramfs.cpio: $(BENCH_TOOL) vm/mkroot vm/init
+	@mkdir -p $(BENCH)/no-kselftest
+	@vm/mkroot --kselftest $(BENCH)/no-kselftest --tools tools --tools $(BUILD)/tools \
+		--out $@
+
+bench: $(BENCH)/initramfs.cpio
+	@[ -f $(BUILD)/bzImage ] || { echo "bench: no $(BUILD)/bzImage (make kernel)" >&2; exit 1; }
+	vm/run $(BENCH_VM) --initramfs $< --log $(BENCH)/tail0.log \
+		-- /tools/sk-bench --only create
+	@ref=$$(tr -d '\r' < $(BENCH)/tail0.log | sed -n 's/^create-ref: //p'); \
+	[ -n "$$ref" ] || { echo "bench: no create-ref in $(BENCH)/tail0.log" >&2; exit 1; }; \
+	echo "bench: boot with $(BENCH_APPEND): sk-bench -n $(BENCH_N) $(BENCH_ARGS)"; \
+	vm/run $(BENCH_VM) --initramfs $< --append "$(BENCH_APPEND)" \
+		--log $(BENCH)/tail128.log -- /tools/sk-bench -n $(BENCH_N) $(BENCH_ARGS) \
+		--data --create-ref "$$ref"
+	@tr -d '\r' < $(BENCH)/tail128.log | grep -v -e '^\[ *[0-9.]*\]' -e '^sk-bench: ' \
+		-e '^data: ' -e '^create-ref: ' > $(BENCH)/results.txt
+	@tr -d '\r' < $(BENCH)/tail128.log | sed -n -e 's/^data: # walk /# /p' \
+		-e 's/^data: cold //p' > $(BENCH)/lookup.dat
+	@tr -d '\r' < $(BENCH)/tail128.log | sed -n -e 's/^data: # walk /# /p' \
+		-e 's/^data: hot //p' > $(BENCH)/lookup-hot.dat
+	@echo "bench: $(BENCH)/results.txt, per-N medians in $(BENCH)/lookup.dat (cold) and lookup-hot.dat"
+
+$(BENCH)/lookup.dat:
+	@echo "bench-plot: no $@ (make bench)" >&2; exit 1
+
+bench-plot: $(BENCH)/lookup.dat
+	@mkdir -p doc
+	gnuplot -e "data='$<'; out='doc/bench-lookup.png'" tools/sk-bench.gp
+	@echo "bench-plot: doc/bench-lookup.png"
 
 patches:
 	@vm/export-series $(TREE)
