@@ -49,7 +49,7 @@ help:
 	@echo "check-debug  run the kselftests on a KASAN/lockdep/kmemleak kernel"
 	@echo "memcg       compare memcg charges of dynamic and inline sk storage"
 	@echo "sparse      sparse on the files the series touches (new warnings fail)"
-	@echo "bench       benchmark lookups, memory, map free, socket cost (needs make kernel)"
+	@echo "bench       benchmark lookups, memory, map free, socket cost"
 	@echo "bench-plot  plot $(BUILD)/bench/lookup.dat as doc/bench-lookup.png"
 
 deps:
@@ -100,9 +100,9 @@ $(BUILD)/tools/%: tools/%.c kselftest/sk_memcg.h | selftests
 # kernel's BTF and kept here too.
 BENCH_TOOL	:= $(BUILD)/tools/sk-bench
 
-$(BUILD)/tools/vmlinux.h: $(OBJ)/vmlinux
+$(BUILD)/tools/vmlinux.h: kernel
 	@mkdir -p $(BUILD)/tools
-	bpftool btf dump file $< format c > $@.tmp && mv $@.tmp $@
+	bpftool btf dump file $(OBJ)/vmlinux format c > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/tools/sk-bench.bpf.o: tools/sk-bench.bpf.c tools/sk-bench.h $(BUILD)/tools/vmlinux.h
 	clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD)/tools -c $< -o $@
@@ -175,14 +175,13 @@ $(BENCH)/initramfs.cpio: $(BENCH_TOOL) vm/mkroot vm/init
 	@vm/mkroot --kselftest $(BENCH)/no-kselftest --tools tools --tools $(BUILD)/tools \
 		--out $@
 
-bench: $(BENCH)/initramfs.cpio
-	@[ -f $(BUILD)/bzImage ] || { echo "bench: no $(BUILD)/bzImage (make kernel)" >&2; exit 1; }
-	vm/run $(BENCH_VM) --initramfs $< --log $(BENCH)/tail0.log \
+bench: kernel $(BENCH)/initramfs.cpio
+	vm/run $(BENCH_VM) --initramfs $(BENCH)/initramfs.cpio --log $(BENCH)/tail0.log \
 		-- /tools/sk-bench --only create
 	@ref=$$(tr -d '\r' < $(BENCH)/tail0.log | sed -n 's/^create-ref: //p'); \
 	[ -n "$$ref" ] || { echo "bench: no create-ref in $(BENCH)/tail0.log" >&2; exit 1; }; \
 	echo "bench: boot with $(BENCH_APPEND): sk-bench -n $(BENCH_N) $(BENCH_ARGS)"; \
-	vm/run $(BENCH_VM) --initramfs $< --append "$(BENCH_APPEND)" \
+	vm/run $(BENCH_VM) --initramfs $(BENCH)/initramfs.cpio --append "$(BENCH_APPEND)" \
 		--log $(BENCH)/tail128.log -- /tools/sk-bench -n $(BENCH_N) $(BENCH_ARGS) \
 		--data --create-ref "$$ref"
 	@tr -d '\r' < $(BENCH)/tail128.log | grep -v -e '^\[ *[0-9.]*\]' -e '^sk-bench: ' \

@@ -935,4 +935,40 @@ TEST_F(interfaces, map_iterator_visits_every_value_of_a_dynamic_map)
 	close(other);
 }
 
+#define OPTMEM_MAX	"/proc/sys/net/core/optmem_max"
+
+/*
+ * A dynamic value is charged to its socket's option memory (sk_omem_alloc)
+ * and bounded by net.core.optmem_max, as sock_kmalloc() is. An inline
+ * value is part of the socket object: the tail bounds it, optmem_max
+ * does not, and it charges nothing there.
+ */
+TEST_F(interfaces, optmem_max_bounds_dynamic_values_but_not_inline_ones)
+{
+	struct val16 v = { .a = 1, .b = 2 }, out = {};
+	unsigned int off, size;
+	char old[32];
+	int fd, inl, err_dyn, err_inl;
+
+	inl = map_slot(self->map_inline, &off, &size);
+	ASSERT_LE(0, inl);
+	ASSERT_LT(0, read_file(OPTMEM_MAX, old, sizeof(old)));
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, fd);
+	/* Smaller than any dynamic element, larger than none. */
+	ASSERT_EQ(0, write_file(OPTMEM_MAX, "32"));
+	err_dyn = sys_update(self->map_dyn, fd, &v, BPF_NOEXIST);
+	err_inl = sys_update(self->map_inline, fd, &v, BPF_NOEXIST);
+	ASSERT_EQ(0, write_file(OPTMEM_MAX, old));
+	EXPECT_EQ(-ENOMEM, err_dyn);
+	EXPECT_EQ(inl ? 0 : -ENOMEM, err_inl);
+	if (inl) {
+		ASSERT_EQ(0, sys_lookup(self->map_inline, fd, &out));
+		EXPECT_EQ(v.b, out.b);
+	}
+	/* With the limit back, the dynamic value fits again. */
+	EXPECT_EQ(0, sys_update(self->map_dyn, fd, &v, BPF_NOEXIST));
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
