@@ -115,9 +115,10 @@ $(BENCH_TOOL): tools/sk-bench.c tools/sk-bench.h $(BUILD)/tools/sk-bench.skel.h 
 	$(CC) -O2 -Wall -isystem $(OBJ)/usr/include -I$(BUILD)/tools -o $@ $< \
 		-static -lbpf -lelf -lz
 
+# Debian's bpftool goes in too: the tests run it on inline maps.
 rootfs: selftests $(GUEST_TOOLS)
 	@vm/mkroot --kselftest $(KSFT_INSTALL) --tools tools --tools $(BUILD)/tools \
-		--out $(ROOTFS)
+		--bin /usr/sbin/bpftool --out $(ROOTFS)
 
 check: kernel rootfs
 	@vm/check-boots --kernel $(BUILD)/bzImage --initramfs $(ROOTFS) \

@@ -18,6 +18,7 @@
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -968,6 +969,191 @@ TEST_F(interfaces, optmem_max_bounds_dynamic_values_but_not_inline_ones)
 	}
 	/* With the limit back, the dynamic value fits again. */
 	EXPECT_EQ(0, sys_update(self->map_dyn, fd, &v, BPF_NOEXIST));
+	close(fd);
+}
+
+/*
+ * Run "bpftool ARGS" (split at spaces) with its stdout in @out, and return
+ * its exit status; 127 when there is no bpftool in PATH. bpftool inherits
+ * the test's descriptors, so a socket it names as a key is the test's.
+ */
+static int bpftool(char *out, size_t size, const char *fmt, ...)
+{
+	char cmd[512], *argv[64], *save, *tok, sink[256];
+	int pipefd[2], status, argc = 0;
+	size_t len = 0;
+	va_list ap;
+	ssize_t n;
+	pid_t pid;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	argv[argc++] = "bpftool";
+	for (tok = strtok_r(cmd, " ", &save); tok && argc < 63;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	if (pipe(pipefd))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		execvp("bpftool", argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while ((n = read(pipefd[0], len + 1 < size ? out + len : sink,
+			 len + 1 < size ? size - 1 - len : sizeof(sink))) > 0)
+		if (len + 1 < size)
+			len += n;
+	out[len] = '\0';
+	close(pipefd[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* "key B0 B1 B2 B3": socket @fd as bpftool takes an sk storage key. */
+static const char *bpftool_key(int fd)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), "key %d %d %d %d", fd & 0xff,
+		 (fd >> 8) & 0xff, (fd >> 16) & 0xff, (fd >> 24) & 0xff);
+	return buf;
+}
+
+/* "value 0xNN ..." or, for @json, the "value":["0xNN",...] it prints. */
+static const char *bpftool_value(const struct val16 *v, bool json)
+{
+	static char buf[256];
+	const unsigned char *b = (const void *)v;
+	size_t i, len;
+
+	len = snprintf(buf, sizeof(buf), json ? "\"value\":[" : "value");
+	for (i = 0; i < sizeof(*v); i++)
+		len += snprintf(buf + len, sizeof(buf) - len,
+				json ? "%s\"0x%02x\"" : "%s0x%02x",
+				!json ? " " : i ? "," : "", b[i]);
+	if (json)
+		snprintf(buf + len, sizeof(buf) - len, "]");
+	return buf;
+}
+
+#define BPFTOOL_OUT	4096
+
+/* bpftool must be there: a missing one fails the tests that need it. */
+#define ASSERT_BPFTOOL(status)						\
+	do {								\
+		if ((status) == 127)					\
+			TH_LOG("no bpftool in PATH");			\
+		ASSERT_NE(127, (status));				\
+	} while (0)
+
+TEST_F(interfaces, bpftool_update_stores_what_the_syscall_reads_on_both_paths)
+{
+	int maps[] = { self->map_inline, self->map_dyn };
+	struct val16 v, out;
+	char buf[BPFTOOL_OUT];
+	int i, fd, st;
+
+	expect_paths(_metadata, self->map_inline, self->map_dyn);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 2; i++) {
+		v = (struct val16){ 0x1020304050607080ULL + i, 0xa5 };
+		st = bpftool(buf, sizeof(buf), "map update id %u %s %s noexist",
+			     map_id(maps[i]), bpftool_key(fd),
+			     bpftool_value(&v, false));
+		ASSERT_BPFTOOL(st);
+		ASSERT_EQ(0, st);
+		ASSERT_EQ(0, sys_lookup(maps[i], fd, &out));
+		EXPECT_EQ(0, memcmp(&v, &out, sizeof(v)));
+		/* noexist on a present value fails, and changes nothing. */
+		v.b = 0x5a;
+		st = bpftool(buf, sizeof(buf), "map update id %u %s %s noexist",
+			     map_id(maps[i]), bpftool_key(fd),
+			     bpftool_value(&v, false));
+		EXPECT_NE(0, st);
+		ASSERT_EQ(0, sys_lookup(maps[i], fd, &out));
+		EXPECT_EQ(0xa5, out.b);
+	}
+	close(fd);
+}
+
+TEST_F(interfaces, bpftool_lookup_prints_the_same_value_on_both_paths)
+{
+	struct val16 v = { 0xfeedULL << 32 | 0xbeef, 7 };
+	char in[BPFTOOL_OUT], dyn[BPFTOOL_OUT];
+	int fd, st;
+
+	expect_paths(_metadata, self->map_inline, self->map_dyn);
+	fd = socket(AF_INET6, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, sys_update(self->map_inline, fd, &v, BPF_NOEXIST));
+	ASSERT_EQ(0, sys_update(self->map_dyn, fd, &v, BPF_NOEXIST));
+	st = bpftool(in, sizeof(in), "-j map lookup id %u %s",
+		     map_id(self->map_inline), bpftool_key(fd));
+	ASSERT_BPFTOOL(st);
+	ASSERT_EQ(0, st);
+	st = bpftool(dyn, sizeof(dyn), "-j map lookup id %u %s",
+		     map_id(self->map_dyn), bpftool_key(fd));
+	ASSERT_EQ(0, st);
+	TH_LOG("inline: %s", in);
+	EXPECT_NE(NULL, strstr(in, bpftool_value(&v, true)));
+	EXPECT_STREQ(dyn, in);
+	close(fd);
+}
+
+TEST_F(interfaces, bpftool_delete_removes_the_value_on_both_paths)
+{
+	int maps[] = { self->map_inline, self->map_dyn };
+	struct val16 v = { 1, 2 }, out;
+	char buf[BPFTOOL_OUT];
+	int i, fd, st;
+
+	expect_paths(_metadata, self->map_inline, self->map_dyn);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, sys_update(maps[i], fd, &v, BPF_NOEXIST));
+		st = bpftool(buf, sizeof(buf), "map delete id %u %s",
+			     map_id(maps[i]), bpftool_key(fd));
+		ASSERT_BPFTOOL(st);
+		EXPECT_EQ(0, st);
+		EXPECT_EQ(-ENOENT, sys_lookup(maps[i], fd, &out));
+		/* A second delete finds nothing, on either path. */
+		st = bpftool(buf, sizeof(buf), "map delete id %u %s",
+			     map_id(maps[i]), bpftool_key(fd));
+		EXPECT_NE(0, st);
+	}
+	close(fd);
+}
+
+TEST_F(interfaces, bpftool_dump_behaves_alike_on_both_paths)
+{
+	struct val16 v = { 3, 4 };
+	char in[BPFTOOL_OUT], dyn[BPFTOOL_OUT];
+	int fd, st_in, st_dyn;
+
+	expect_paths(_metadata, self->map_inline, self->map_dyn);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, sys_update(self->map_inline, fd, &v, BPF_NOEXIST));
+	ASSERT_EQ(0, sys_update(self->map_dyn, fd, &v, BPF_NOEXIST));
+	st_in = bpftool(in, sizeof(in), "-j map dump id %u",
+			map_id(self->map_inline));
+	ASSERT_BPFTOOL(st_in);
+	st_dyn = bpftool(dyn, sizeof(dyn), "-j map dump id %u",
+			 map_id(self->map_dyn));
+	TH_LOG("dump: inline %d '%s', dynamic %d '%s'", st_in, in, st_dyn, dyn);
+	EXPECT_EQ(st_dyn, st_in);
+	EXPECT_STREQ(dyn, in);
 	close(fd);
 }
 
