@@ -120,7 +120,7 @@ TEST(writing_a_negative_or_non_numeric_value_fails_with_einval)
 	ASSERT_EQ(before, sysctl_now());
 }
 
-TEST(every_full_socket_cache_grew_by_exactly_the_tail)
+TEST(every_full_socket_cache_grew_by_exactly_the_tail_and_its_link)
 {
 	const char *required[] = { "TCP", "TCPv6", "UDP", "UDPv6", "UNIX",
 				   "UNIX-STREAM", "RAW", "PING" };
@@ -140,7 +140,8 @@ TEST(every_full_socket_cache_grew_by_exactly_the_tail)
 				    &obj_size, slab)) TH_LOG("line: %s", line);
 		if (strcmp(slab, "yes"))
 			continue;
-		want = tail ? align_up(obj_size, INLINE_ALIGN) + tail : obj_size;
+		want = tail ? align_up(obj_size, INLINE_ALIGN) +
+			      INLINE_LINK_BYTES + tail : obj_size;
 		got = slab_object_size(name);
 		EXPECT_EQ(want, got)
 			TH_LOG("%s: obj_size %u, tail %u", name, obj_size, tail);

@@ -2,8 +2,9 @@
 /*
  * Maps and an iterator for the interfaces test: an sk storage map that is
  * inline when the tail has room, one that opts out, a BPF_F_CLONE map and
- * one whose value holds a bpf_spin_lock (both always dynamic), and an
- * iter/bpf_sk_storage_map program that counts the values it visits.
+ * one whose value holds a bpf_spin_lock (both always dynamic), and
+ * iter/bpf_sk_storage_map programs that count the values they visit or
+ * print them.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -47,9 +48,17 @@ struct {
 	__type(value, struct val_lock);
 } map_lock SEC(".maps");
 
+struct seq_file;
+
+struct bpf_iter_meta {
+	struct seq_file *seq;
+	__u64 session_id;
+	__u64 seq_num;
+};
+
 /* The context of iter/bpf_sk_storage_map programs, as the kernel has it. */
 struct bpf_iter__bpf_sk_storage_map {
-	void *meta;
+	struct bpf_iter_meta *meta;
 	struct bpf_map *map;
 	void *sk;
 	void *value;
@@ -71,5 +80,20 @@ int visit_values(struct bpf_iter__bpf_sk_storage_map *ctx)
 	}
 	visits++;
 	sum += v->a;
+	return 0;
+}
+
+/*
+ * One line per value, 42 bytes: a read() of 100 bytes stops the walk
+ * after a few values, and the next read resumes it.
+ */
+SEC("iter/bpf_sk_storage_map")
+int print_values(struct bpf_iter__bpf_sk_storage_map *ctx)
+{
+	struct val16 *v = ctx->value;
+
+	if (!ctx->sk || !v)
+		return 0;
+	BPF_SEQ_PRINTF(ctx->meta->seq, "%020llu %020llu\n", v->a, v->b);
 	return 0;
 }

@@ -864,41 +864,13 @@ static int run_iter(struct bpf_link *link)
 	return n;
 }
 
-TEST_F(interfaces, map_iterator_is_refused_exactly_when_the_map_is_inline)
-{
-	struct val16 v = { 40, 0 };
-	unsigned int off, size;
-	struct bpf_link *link;
-	int fd, is_inline;
-
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, sys_update(self->map_inline, fd, &v, BPF_NOEXIST));
-	is_inline = map_slot(self->map_inline, &off, &size);
-	ASSERT_LE(0, is_inline);
-	if (tail_bytes() >= slot_size(sizeof(v))) {
-		EXPECT_EQ(1, is_inline);
-	} else if (!tail_bytes()) {
-		EXPECT_EQ(0, is_inline);
-	}
-
-	errno = 0;
-	link = attach_map_iter(self->skel, self->map_inline);
-	if (is_inline) {
-		EXPECT_EQ(NULL, link);
-		EXPECT_EQ(EOPNOTSUPP, errno);
-	} else {
-		/* On the dynamic path the map's own walk finds the value. */
-		ASSERT_NE(NULL, link);
-		ASSERT_EQ(0, run_iter(link));
-		EXPECT_EQ(1, self->skel->bss->visits);
-		EXPECT_EQ(40, self->skel->bss->sum);
-	}
-	bpf_link__destroy(link);
-	close(fd);
-}
-
-TEST_F(interfaces, map_iterator_visits_every_value_of_a_dynamic_map)
+/*
+ * Values in @map for three sockets (UDP, UDP6, TCP), one in @other for a
+ * fourth: the iterator on @map visits the three, then, after a delete and a
+ * close, the one left.
+ */
+static void expect_iter_visits(struct __test_metadata *_metadata,
+			       struct interfaces *skel, int map, int other_map)
 {
 	enum { N = 3 };
 	struct val16 v = {};
@@ -908,32 +880,150 @@ TEST_F(interfaces, map_iterator_visits_every_value_of_a_dynamic_map)
 	/* One socket with a value in another map only: not visited. */
 	other = socket(AF_INET, SOCK_DGRAM, 0);
 	ASSERT_LE(0, other);
-	ASSERT_EQ(0, sys_update(self->map_inline, other, &v, BPF_NOEXIST));
+	ASSERT_EQ(0, sys_update(other_map, other, &v, BPF_NOEXIST));
 	for (i = 0; i < N; i++) {
 		fds[i] = socket(i == 1 ? AF_INET6 : AF_INET,
 				i == 2 ? SOCK_STREAM : SOCK_DGRAM, 0);
 		ASSERT_LE(0, fds[i]);
 		v.a = 1 << i;
-		ASSERT_EQ(0, sys_update(self->map_dyn, fds[i], &v, BPF_NOEXIST));
+		ASSERT_EQ(0, sys_update(map, fds[i], &v, BPF_NOEXIST));
 	}
-	link = attach_map_iter(self->skel, self->map_dyn);
+	link = attach_map_iter(skel, map);
 	ASSERT_NE(NULL, link);
+	skel->bss->visits = skel->bss->sum = skel->bss->ends = 0;
 	ASSERT_EQ(0, run_iter(link));
-	EXPECT_EQ(N, self->skel->bss->visits);
-	EXPECT_EQ((1 << N) - 1, self->skel->bss->sum);
-	EXPECT_EQ(1, self->skel->bss->ends);
+	EXPECT_EQ(N, skel->bss->visits);
+	EXPECT_EQ((1 << N) - 1, skel->bss->sum);
+	EXPECT_EQ(1, skel->bss->ends);
 
-	/* A deleted value is no longer visited. */
-	self->skel->bss->visits = 0;
-	self->skel->bss->sum = 0;
-	ASSERT_EQ(0, sys_delete(self->map_dyn, fds[0]));
+	/* A deleted value and a closed socket are no longer visited. */
+	skel->bss->visits = skel->bss->sum = 0;
+	ASSERT_EQ(0, sys_delete(map, fds[0]));
+	close(fds[2]);
 	ASSERT_EQ(0, run_iter(link));
-	EXPECT_EQ(N - 1, self->skel->bss->visits);
-	EXPECT_EQ((1 << N) - 2, self->skel->bss->sum);
+	EXPECT_EQ(1, skel->bss->visits);
+	EXPECT_EQ(2, skel->bss->sum);
 	bpf_link__destroy(link);
+	close(fds[0]);
+	close(fds[1]);
+	close(other);
+}
+
+TEST_F(interfaces, map_iterator_visits_every_value_of_a_dynamic_map)
+{
+	expect_paths(_metadata, self->map_inline, self->map_dyn);
+	expect_iter_visits(_metadata, self->skel, self->map_dyn,
+			   self->map_inline);
+}
+
+TEST_F(interfaces, map_iterator_visits_every_value_of_an_inline_map)
+{
+	expect_paths(_metadata, self->map_inline, self->map_dyn);
+	expect_iter_visits(_metadata, self->skel, self->map_inline,
+			   self->map_dyn);
+}
+
+/* Run the printing iterator on @map_fd; its whole output in @out. */
+static ssize_t print_iter(struct interfaces *skel, int map_fd, char *out,
+			  size_t size)
+{
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
+	union bpf_iter_link_info linfo = {};
+	struct bpf_link *link;
+	size_t len = 0;
+	ssize_t n = 0;
+	int fd;
+
+	linfo.map.map_fd = map_fd;
+	opts.link_info = &linfo;
+	opts.link_info_len = sizeof(linfo);
+	link = bpf_program__attach_iter(skel->progs.print_values, &opts);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd >= 0) {
+		while (len + 100 < size && (n = read(fd, out + len, 100)) > 0)
+			len += n;
+		close(fd);
+	}
+	bpf_link__destroy(link);
+	if (fd < 0 || n < 0)
+		return -errno;
+	out[len] = '\0';
+	return len;
+}
+
+TEST_F(interfaces, map_iterator_resumed_across_reads_shows_each_value_once)
+{
+	enum { N = 300 };
+	unsigned long long a, b;
+	static char out[N * 64];
+	int fds[N], seen[N] = {}, i, lines = 0;
+	struct val16 v;
+	char *line;
+
+	expect_paths(_metadata, self->map_inline, self->map_dyn);
+	for (i = 0; i < N; i++) {
+		fds[i] = socket(i % 2 ? AF_INET6 : AF_INET, SOCK_DGRAM, 0);
+		ASSERT_LE(0, fds[i]);
+		v = (struct val16){ i, ~0ULL - i };
+		ASSERT_EQ(0, sys_update(self->map_inline, fds[i], &v,
+					BPF_NOEXIST));
+	}
+	/* A read of 100 bytes stops the walk after two or three values. */
+	ASSERT_LT(0, print_iter(self->skel, self->map_inline, out, sizeof(out)));
+	for (line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		ASSERT_EQ(2, sscanf(line, "%llu %llu", &a, &b));
+		ASSERT_GT(N, a);
+		EXPECT_EQ(~0ULL - a, b);
+		seen[a]++;
+		lines++;
+	}
+	EXPECT_EQ(N, lines);
+	for (i = 0; i < N; i++) {
+		if (seen[i] != 1)
+			TH_LOG("value %d seen %d times", i, seen[i]);
+		EXPECT_EQ(1, seen[i]);
+	}
 	for (i = 0; i < N; i++)
 		close(fds[i]);
-	close(other);
+}
+
+TEST_F(interfaces, map_iterator_shows_nothing_a_freed_map_left_in_its_slot)
+{
+	struct val16 v = { 0x5eed, 1 };
+	unsigned int off_a, off_b, size;
+	struct bpf_link *link;
+	int fd, a, b, inl;
+
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, fd);
+	a = create_sk_map(sizeof(struct val16), 0);
+	ASSERT_LE(0, a);
+	inl = map_slot(a, &off_a, &size);
+	ASSERT_LE(0, inl);
+	ASSERT_EQ(0, sys_update(a, fd, &v, BPF_NOEXIST));
+	ASSERT_EQ(0, free_map(a));
+	b = create_sk_map(sizeof(struct val16), 0);
+	ASSERT_LE(0, b);
+	ASSERT_EQ(inl, map_slot(b, &off_b, &size));
+	/* The freed map's slot, with its value still in the socket. */
+	if (inl)
+		ASSERT_EQ(off_a, off_b);
+	link = attach_map_iter(self->skel, b);
+	ASSERT_NE(NULL, link);
+	self->skel->bss->visits = self->skel->bss->sum = 0;
+	ASSERT_EQ(0, run_iter(link));
+	EXPECT_EQ(0, self->skel->bss->visits);
+	/* Its own value, once stored, is. */
+	v.a = 7;
+	ASSERT_EQ(0, sys_update(b, fd, &v, BPF_NOEXIST));
+	ASSERT_EQ(0, run_iter(link));
+	EXPECT_EQ(1, self->skel->bss->visits);
+	EXPECT_EQ(7, self->skel->bss->sum);
+	bpf_link__destroy(link);
+	close(fd);
+	EXPECT_EQ(0, free_map(b));
 }
 
 #define OPTMEM_MAX	"/proc/sys/net/core/optmem_max"

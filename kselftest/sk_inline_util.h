@@ -15,6 +15,8 @@
 #define INLINE_BYTES_BOOT_ARG	"sysctl.net.core.bpf_sk_inline_bytes="
 #define INLINE_MAX_BYTES	1024
 #define INLINE_ALIGN		8
+/* In front of the tail: the socket's link for the map iterator. */
+#define INLINE_LINK_BYTES	24
 
 static inline unsigned int align_up(unsigned int v, unsigned int a)
 {
