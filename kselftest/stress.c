@@ -8,7 +8,8 @@
  * map it can reach. Every value encodes its map and its socket: nobody may
  * read a value written for another map or another socket. Afterwards no
  * socket object, slot or value is left and the layout adds up. Then slab
- * allocations fail in one task (errors, never corrupt state), and a last
+ * and page allocations fail in one task (errors, never corrupt state),
+ * and a last
  * churn frees a small map under the leak policy (net.core.bpf_sk_inline_reuse
  * = 0) while the others are reused: it leaks exactly its slot, which no
  * later map gets. That runs last and takes LEAK_MAPS * 16 bytes of the
@@ -21,6 +22,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
 
 #include "../kselftest_harness.h"
 #include "sk_storage_util.h"
@@ -742,6 +744,168 @@ TEST_F(stress, failing_socket_allocation_returns_an_error_and_leaks_nothing)
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	EXPECT_LE(0, fd);
 	close(fd);
+}
+
+#define FAIL_PAGE_ALLOC		"/sys/kernel/debug/fail_page_alloc/"
+#define FAIL_PAGE_SOCKETS	4000
+
+/*
+ * Fail every page allocation of this task from now on, or only those that
+ * cannot sleep (@atomic_only): the syscalls' own copies and the task's
+ * page faults sleep, the dynamic path's GFP_ATOMIC values do not. Nothing
+ * is failed before make_it_fail(true).
+ */
+static int fail_page_alloc(bool atomic_only)
+{
+	return write_file(FAIL_PAGE_ALLOC "task-filter", "Y") ||
+	       write_file(FAIL_PAGE_ALLOC "ignore-gfp-wait",
+			  atomic_only ? "Y" : "N") ||
+	       write_file(FAIL_PAGE_ALLOC "ignore-gfp-highmem", "N") ||
+	       write_file(FAIL_PAGE_ALLOC "min-order", "0") ||
+	       write_file(FAIL_PAGE_ALLOC "probability", "100") ||
+	       write_file(FAIL_PAGE_ALLOC "interval", "1") ||
+	       write_file(FAIL_PAGE_ALLOC "times", "-1") ||
+	       write_file(FAIL_PAGE_ALLOC "verbose", "0") ? -1 : 0;
+}
+
+/* Writing make-it-fail allocates nothing, so it can turn failures off. */
+static int make_it_fail(bool on)
+{
+	return write_file("/proc/thread-self/make-it-fail", on ? "1" : "0");
+}
+
+static int fail_page_alloc_off(void)
+{
+	return make_it_fail(false) ||
+	       write_file(FAIL_PAGE_ALLOC "probability", "0") ? -1 : 0;
+}
+
+static int raise_nofile(unsigned int n)
+{
+	struct rlimit rl = { n, n };
+
+	return setrlimit(RLIMIT_NOFILE, &rl) ? -errno : 0;
+}
+
+/* Whether @fd holds { @a, @b } in @map if @created, and nothing if not. */
+static bool holds(int fd, int map, bool created, __u64 a, __u64 b)
+{
+	struct val16 out;
+	int err = helper_get(fd, map, &out, sizeof(out));
+
+	if (!created)
+		return err == -ENOENT;
+	return !err && out.a == a && out.b == b;
+}
+
+/*
+ * Values created by the helper while every atomic page allocation of the
+ * task fails, on sockets made beforehand: once the slab caches need a page,
+ * dynamic creations fail, inline ones (which allocate nothing) never do,
+ * and each socket afterwards holds exactly the values whose creation
+ * succeeded.
+ */
+TEST_F(stress, page_allocation_failures_fail_dynamic_creations_only_and_cleanly)
+{
+	static int fd[FAIL_PAGE_SOCKETS], err_inl[FAIL_PAGE_SOCKETS];
+	static int err_dyn[FAIL_PAGE_SOCKETS];
+	int i, n, dyn_failed = 0, inl_failed = 0, wrong = 0;
+	int map_a = bpf_map__fd(self->drv.skel->maps.map_a);
+	long udp0 = slab_objects("UDP");
+	unsigned int off, size;
+	struct val16 v;
+	bool inl;
+
+	inl = map_slot(map_a, &off, &size) == 1;
+	ASSERT_EQ(0, raise_nofile(FAIL_PAGE_SOCKETS + 64));
+	for (n = 0; n < FAIL_PAGE_SOCKETS; n++) {
+		fd[n] = socket(AF_INET, SOCK_DGRAM, 0);
+		ASSERT_LE(0, fd[n]);
+	}
+	ASSERT_EQ(0, fail_page_alloc(true)) {
+		TH_LOG("fail_page_alloc not available: CONFIG_FAIL_PAGE_ALLOC and debugfs needed");
+	}
+	for (i = 0; i < n && dyn_failed < 20; i++) {
+		v = (struct val16){ i, 0xa };
+		ASSERT_EQ(0, make_it_fail(true));
+		err_inl[i] = helper_create(fd[i], MAP_A, &v, sizeof(v));
+		v.b = 0xd;
+		err_dyn[i] = helper_create(fd[i], MAP_DYN, &v, sizeof(v));
+		ASSERT_EQ(0, make_it_fail(false));
+		dyn_failed += !!err_dyn[i];
+		inl_failed += !!err_inl[i];
+	}
+	ASSERT_EQ(0, fail_page_alloc_off());
+	TH_LOG("%d sockets: %d dynamic and %d inline creations failed",
+	       i, dyn_failed, inl_failed);
+	EXPECT_LT(0, dyn_failed);
+	if (inl)
+		EXPECT_EQ(0, inl_failed);
+	for (n = i, i = 0; i < n; i++) {
+		wrong += !holds(fd[i], MAP_A, !err_inl[i], i, 0xa);
+		wrong += !holds(fd[i], MAP_DYN, !err_dyn[i], i, 0xd);
+	}
+	EXPECT_EQ(0, wrong);
+	/* Every socket takes both values once allocations succeed again. */
+	for (i = 0; i < FAIL_PAGE_SOCKETS; i++) {
+		v = (struct val16){ i, 0xe };
+		if (helper_create(fd[i], MAP_DYN, &v, sizeof(v)) ||
+		    helper_create(fd[i], MAP_A, &v, sizeof(v)))
+			wrong++;
+		close(fd[i]);
+	}
+	EXPECT_EQ(0, wrong);
+	EXPECT_GE(udp0, settle_objects("UDP", udp0));
+}
+
+/*
+ * socket() while every page allocation of the task fails: once the caches
+ * need a page it returns an error, and nothing of the failed sockets is
+ * left; a socket made afterwards takes an inline value as usual.
+ */
+TEST_F(stress, page_allocation_failures_at_socket_creation_return_errors_and_leak_nothing)
+{
+	static int fd[FAIL_PAGE_SOCKETS];
+	int i, n, failed = 0, bad_errno = 0;
+	long tcp0 = slab_objects("TCP");
+	struct val16 v = { 7, 8 }, out;
+
+	ASSERT_EQ(0, raise_nofile(FAIL_PAGE_SOCKETS + 64));
+	/* Grow the fd table now: socket() should fail only in the socket. */
+	ASSERT_LE(0, dup2(0, FAIL_PAGE_SOCKETS + 32));
+	close(FAIL_PAGE_SOCKETS + 32);
+	ASSERT_EQ(0, fail_page_alloc(false)) {
+		TH_LOG("fail_page_alloc not available: CONFIG_FAIL_PAGE_ALLOC and debugfs needed");
+	}
+	for (n = 0, i = 0; i < FAIL_PAGE_SOCKETS && failed < 10; i++) {
+		int s, err;
+
+		ASSERT_EQ(0, make_it_fail(true));
+		s = socket(AF_INET, SOCK_STREAM, 0);
+		err = errno;
+		ASSERT_EQ(0, make_it_fail(false));
+		if (s >= 0) {
+			fd[n++] = s;
+			continue;
+		}
+		failed++;
+		if (err != ENOMEM && err != ENOBUFS && err != ENFILE &&
+		    bad_errno++ < 3)
+			TH_LOG("socket: %s", strerror(err));
+	}
+	ASSERT_EQ(0, fail_page_alloc_off());
+	TH_LOG("%d sockets made, %d failed", n, failed);
+	EXPECT_LT(0, failed);
+	EXPECT_EQ(0, bad_errno);
+	for (i = 0; i < n; i++)
+		close(fd[i]);
+	EXPECT_GE(tcp0, settle_objects("TCP", tcp0));
+	i = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, i);
+	EXPECT_EQ(0, helper_create(i, MAP_A, &v, sizeof(v)));
+	EXPECT_EQ(0, helper_get(i, MAP_A, &out, sizeof(out)));
+	EXPECT_EQ(8, out.b);
+	close(i);
 }
 
 /*
