@@ -7,7 +7,8 @@
  * them, their slots reused by the next ones, while a reader looks at every
  * map it can reach. Every value encodes its map and its socket: nobody may
  * read a value written for another map or another socket. Afterwards no
- * socket object, slot or value is left and the layout adds up. Then slab
+ * socket object, slot, value or memory cgroup charge is left and the
+ * layout adds up. Then slab
  * and page allocations fail in one task (errors, never corrupt state),
  * and a last
  * churn frees a small map under the leak policy (net.core.bpf_sk_inline_reuse
@@ -23,6 +24,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "../kselftest_harness.h"
 #include "sk_storage_util.h"
@@ -405,6 +407,56 @@ static int churn_seconds(int dflt)
 	return s && atoi(s) > 0 ? atoi(s) : dflt;
 }
 
+/*
+ * Each test runs in a memory cgroup of its own, so that what the churn
+ * leaves charged, sockets or values, shows in its memory.stat.
+ */
+#define CG_STRESS	"/sys/fs/cgroup/sk-stress"
+/* Per-cpu stocks and stat batches may hold up to a page a CPU. */
+#define MEMCG_SLACK	(4 * 4096L)
+#define MEMCG_FLUSH_US	2200000
+
+static int enter_cgroup(const char *cg)
+{
+	char path[96], pid[16];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	return write_file(path, pid);
+}
+
+/* One entry of the stress cgroup's memory.stat, in bytes, or -1. */
+static long memcg_stat(const char *key)
+{
+	char buf[8192], *p;
+	size_t len = strlen(key);
+
+	if (read_file(CG_STRESS "/memory.stat", buf, sizeof(buf)) < 0)
+		return -1;
+	p = buf;
+	do {
+		if (!strncmp(p, key, len) && p[len] == ' ')
+			return atol(p + len + 1);
+		p = strchr(p, '\n');
+	} while (p++);
+	return -1;
+}
+
+/* Wait for @key to drop to @max, as memory.stat gets flushed. */
+static long settle_memcg(const char *key, long max)
+{
+	long now = 0;
+	int i;
+
+	for (i = 0; i < 60; i++) {
+		now = memcg_stat(key);
+		if (now <= max)
+			break;
+		usleep(500000);
+	}
+	return now;
+}
+
 FIXTURE(stress) {
 	struct attached drv;
 	struct churn c;
@@ -417,6 +469,10 @@ FIXTURE_SETUP(stress)
 {
 	unsigned int i;
 
+	ASSERT_EQ(0, write_file("/sys/fs/cgroup/cgroup.subtree_control",
+				"+memory"));
+	ASSERT_TRUE(!mkdir(CG_STRESS, 0755) || errno == EEXIST);
+	ASSERT_EQ(0, enter_cgroup(CG_STRESS));
 	memset(&self->c, 0, sizeof(self->c));
 	self->c.clone_map = -1;
 	self->policy = read_ulong(REUSE_SYSCTL);
@@ -436,6 +492,8 @@ FIXTURE_TEARDOWN(stress)
 
 	snprintf(val, sizeof(val), "%ld", self->policy);
 	write_file(REUSE_SYSCTL, val);
+	enter_cgroup("/sys/fs/cgroup");
+	rmdir(CG_STRESS);
 }
 
 /* Value sizes of the churn's maps, in turn; the last one opts out. */
@@ -562,7 +620,14 @@ static void churn_and_check(struct __test_metadata *_metadata,
 	long leaked, objects;
 	pthread_t th[3];
 	struct layout l;
+	long slab0, sock0, slab, sock;
 
+	/* memory.stat is flushed every 2 s: start from a flushed one. */
+	usleep(MEMCG_FLUSH_US);
+	slab0 = memcg_stat("slab_unreclaimable");
+	sock0 = memcg_stat("sock");
+	ASSERT_LE(0, slab0);
+	ASSERT_LE(0, sock0);
 	skel[nr_skel++] = bpf_map__fd(self->drv.skel->maps.map_a);
 	skel[nr_skel++] = bpf_map__fd(self->drv.skel->maps.map_b);
 	skel[nr_skel++] = bpf_map__fd(self->drv.skel->maps.map_dyn);
@@ -618,6 +683,13 @@ static void churn_and_check(struct __test_metadata *_metadata,
 		TH_LOG("%-5s objects %ld -> %ld", caches[k], self->base[k], objects);
 		EXPECT_GE(self->base[k], objects);
 	}
+	/* Nothing the churn made stays charged (the driver's maps are gone). */
+	slab = settle_memcg("slab_unreclaimable", slab0 + MEMCG_SLACK);
+	sock = settle_memcg("sock", sock0);
+	TH_LOG("memcg slab %ld -> %ld, sock %ld -> %ld", slab0, slab, sock0,
+	       sock);
+	EXPECT_GE(slab0 + MEMCG_SLACK, slab);
+	EXPECT_GE(sock0, sock);
 	/* No slot is held, and only the maps freed to leak leaked. */
 	leaked = self->before.leaked + c->leaked_maps * slot_size(LEAK_VALUE);
 	EXPECT_EQ(0, layout_quiet(&l, NULL, 0));
@@ -750,34 +822,45 @@ TEST_F(stress, failing_socket_allocation_returns_an_error_and_leaks_nothing)
 #define FAIL_PAGE_SOCKETS	4000
 
 /*
- * Fail every page allocation of this task from now on, or only those that
- * cannot sleep (@atomic_only): the syscalls' own copies and the task's
- * page faults sleep, the dynamic path's GFP_ATOMIC values do not. Nothing
- * is failed before make_it_fail(true).
+ * This task's /proc/thread-self/make-it-fail, opened before anything
+ * fails: writing to it allocates nothing, where opening it again would
+ * (the path's name), and the task's own page faults may fail meanwhile.
  */
-static int fail_page_alloc(bool atomic_only)
+static int make_it_fail_fd = -1;
+
+/*
+ * Fail page allocations of this task once make_it_fail(true): all of
+ * them, or only those that cannot sleep (@atomic_only; the syscalls' own
+ * copies and the task's page faults sleep, the dynamic path's GFP_ATOMIC
+ * values do not). At most @times fail, so that nothing can fail forever.
+ */
+static int fail_page_alloc(bool atomic_only, const char *times)
 {
-	return write_file(FAIL_PAGE_ALLOC "task-filter", "Y") ||
+	make_it_fail_fd = open("/proc/thread-self/make-it-fail", O_WRONLY);
+	return make_it_fail_fd < 0 ||
+	       write_file(FAIL_PAGE_ALLOC "task-filter", "Y") ||
 	       write_file(FAIL_PAGE_ALLOC "ignore-gfp-wait",
 			  atomic_only ? "Y" : "N") ||
 	       write_file(FAIL_PAGE_ALLOC "ignore-gfp-highmem", "N") ||
 	       write_file(FAIL_PAGE_ALLOC "min-order", "0") ||
 	       write_file(FAIL_PAGE_ALLOC "probability", "100") ||
 	       write_file(FAIL_PAGE_ALLOC "interval", "1") ||
-	       write_file(FAIL_PAGE_ALLOC "times", "-1") ||
+	       write_file(FAIL_PAGE_ALLOC "times", times) ||
 	       write_file(FAIL_PAGE_ALLOC "verbose", "0") ? -1 : 0;
 }
 
-/* Writing make-it-fail allocates nothing, so it can turn failures off. */
 static int make_it_fail(bool on)
 {
-	return write_file("/proc/thread-self/make-it-fail", on ? "1" : "0");
+	return write(make_it_fail_fd, on ? "1" : "0", 1) == 1 ? 0 : -1;
 }
 
 static int fail_page_alloc_off(void)
 {
-	return make_it_fail(false) ||
-	       write_file(FAIL_PAGE_ALLOC "probability", "0") ? -1 : 0;
+	int err = make_it_fail(false);
+
+	close(make_it_fail_fd);
+	make_it_fail_fd = -1;
+	return err || write_file(FAIL_PAGE_ALLOC "probability", "0") ? -1 : 0;
 }
 
 static int raise_nofile(unsigned int n)
@@ -822,7 +905,7 @@ TEST_F(stress, page_allocation_failures_fail_dynamic_creations_only_and_cleanly)
 		fd[n] = socket(AF_INET, SOCK_DGRAM, 0);
 		ASSERT_LE(0, fd[n]);
 	}
-	ASSERT_EQ(0, fail_page_alloc(true)) {
+	ASSERT_EQ(0, fail_page_alloc(true, "1000")) {
 		TH_LOG("fail_page_alloc not available: CONFIG_FAIL_PAGE_ALLOC and debugfs needed");
 	}
 	for (i = 0; i < n && dyn_failed < 20; i++) {
@@ -874,7 +957,7 @@ TEST_F(stress, page_allocation_failures_at_socket_creation_return_errors_and_lea
 	/* Grow the fd table now: socket() should fail only in the socket. */
 	ASSERT_LE(0, dup2(0, FAIL_PAGE_SOCKETS + 32));
 	close(FAIL_PAGE_SOCKETS + 32);
-	ASSERT_EQ(0, fail_page_alloc(false)) {
+	ASSERT_EQ(0, fail_page_alloc(false, "200")) {
 		TH_LOG("fail_page_alloc not available: CONFIG_FAIL_PAGE_ALLOC and debugfs needed");
 	}
 	for (n = 0, i = 0; i < FAIL_PAGE_SOCKETS && failed < 10; i++) {
