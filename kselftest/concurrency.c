@@ -63,7 +63,7 @@ TEST(racing_creators_on_two_cpus_both_get_the_winner_value)
 	struct val16 v[2];
 	__u32 idx;
 
-	ASSERT_EQ(2, sysconf(_SC_NPROCESSORS_ONLN));
+	ASSERT_LE(2, sysconf(_SC_NPROCESSORS_ONLN));
 	ASSERT_EQ(0, attach_driver(&drv));
 	seen_fd = bpf_map__fd(drv.skel->maps.race_seen);
 	for (t = 0; t < NR_SHARED; t++) {

@@ -226,7 +226,7 @@ static inline struct slot_ref slot_ref(int map_fd)
 	return r;
 }
 
-/* Is the row at @off still @r's map, alive or dying (id already gone)? */
+/* Is the row at @off still @r's map, alive or dying? */
 static inline int slot_held(const struct slot_ref *r)
 {
 	char buf[8192], *line, *save, state[16];
@@ -236,11 +236,16 @@ static inline int slot_held(const struct slot_ref *r)
 		return -1;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "%u %u %15s %u", &o, &s, state, &mid) != 4 ||
-		    o != r->off)
+		int n = sscanf(line, "%u %u %15s %u", &o, &s, state, &mid);
+
+		if (n < 3 || r->off < o || r->off >= o + s)
 			continue;
-		return !strcmp(state, "dying") ||
-		       (!strcmp(state, "map") && mid == r->id);
+		/* Dying: its map's id is gone, or the map is gone and its
+		 * bytes wait for a grace period before they are free.
+		 */
+		if (!strcmp(state, "dying"))
+			return 1;
+		return n == 4 && !strcmp(state, "map") && mid == r->id;
 	}
 	return 0;
 }
