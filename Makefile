@@ -33,7 +33,7 @@ CHECK_BOOTS	?= off:: \
 DEMO_APPEND	?= sysctl.net.core.bpf_sk_inline_bytes=128
 
 .PHONY: help deps tree kernel selftests rootfs check demo patches checkpatch \
-	bisect-build kernel-debug check-debug memcg sparse bench bench-plot clean distclean
+	bisect-build build-matrix kernel-debug check-debug memcg sparse bench bench-plot clean distclean
 
 help:
 	@echo "deps        install the Debian packages the project needs (only missing ones)"
@@ -46,6 +46,8 @@ help:
 	@echo "patches     regenerate the patch files from the commits in $(TREE)"
 	@echo "checkpatch  scripts/checkpatch.pl --strict on every patch"
 	@echo "bisect-build build the kernel at every commit of the series"
+	@echo "build-matrix compile net/core and kernel/bpf for i386, arm64, MEMCG=n,"
+	@echo "             BPF_SYSCALL=n, CGROUPS=n, INET=n (MATRIX_EACH=1: every commit)"
 	@echo "check-debug  run the kselftests on a KASAN/lockdep/kmemleak kernel"
 	@echo "memcg       compare memcg charges of dynamic and inline sk storage"
 	@echo "sparse      sparse on the files the series touches (new warnings fail)"
@@ -225,3 +227,7 @@ clean:
 
 distclean:
 	rm -rf $(BUILD)
+
+# Configurations a build bot tries, at HEAD (MATRIX_EACH=1: every commit).
+build-matrix: tree
+	@vm/build-matrix $(if $(MATRIX_EACH),--each-commit) $(TREE) $(BUILD)/matrix

@@ -782,15 +782,17 @@ static void print_memory(const struct sockset *s, struct mem_result r[NR_SIZES][
 
 /* The pipe has no socket: it shows how fast the guest ran in each boot. */
 enum create_kind { CR_PIPE, CR_UDP, CR_TCP, CR_PAIR, CR_UDP_INLINE, CR_UDP_DYNAMIC,
-		   NR_CREATE };
+		   CR_TCP_INLINE, CR_TCP_DYNAMIC, NR_CREATE };
 
 static const char *const create_name[NR_CREATE] = {
 	"pipe+close (control)", "UDP socket+close", "TCP socket+close",
 	"TCP pair connect+close", "UDP +inline value", "UDP +dynamic value",
+	"TCP +inline value", "TCP +dynamic value",
 };
 
 static const char *const create_key[NR_CREATE] = {
 	"pipe", "udp", "tcp", "pair", "udp_inline", "udp_dynamic",
+	"tcp_inline", "tcp_dynamic",
 };
 
 #define CREATE_ROUNDS	9
@@ -816,6 +818,8 @@ static double create_close(enum create_kind k, int lfd, int map)
 			close_now(a);
 			continue;
 		case CR_TCP:
+		case CR_TCP_INLINE:
+		case CR_TCP_DYNAMIC:
 			fd = socket(AF_INET, SOCK_STREAM, 0);
 			break;
 		default:
@@ -891,6 +895,9 @@ static void create_section(void)
 			die("sk storage maps: %s", strerror(errno));
 		expect_storage(maps[CR_UDP_INLINE], "inline", "inline");
 		expect_storage(maps[CR_UDP_DYNAMIC], "dynamic", "dynamic");
+		/* The same maps: a socket holds one value either way. */
+		maps[CR_TCP_INLINE] = maps[CR_UDP_INLINE];
+		maps[CR_TCP_DYNAMIC] = maps[CR_UDP_DYNAMIC];
 		nr_kinds = NR_CREATE;
 	}
 	/* Kinds in turn in every round, so that drift hits all alike. */
@@ -900,8 +907,10 @@ static void create_section(void)
 	for (k = 0; k < nr_kinds; k++) {
 		/* The minimum: what the host took from a round only adds. */
 		min_median(round[k], CREATE_ROUNDS, &ns[k], &med);
-		if (maps[k] >= 0)
-			close(maps[k]);
+	}
+	if (maps[CR_UDP_INLINE] >= 0) {
+		close(maps[CR_UDP_INLINE]);
+		close(maps[CR_UDP_DYNAMIC]);
 	}
 	close(lfd);
 	size[SZ_UDP_OBJ] = slab_object_size("UDP");
@@ -949,6 +958,11 @@ static void create_section(void)
 			norm = (ns[k] / ns[CR_PIPE]) / (ref[k] / ref[CR_PIPE]);
 		print_row(create_name[k], k <= CR_PAIR ? ref[k] : -1, ns[k], norm);
 	}
+	/* What a value costs a socket's life, freeing included, in this boot. */
+	if (nr_kinds == NR_CREATE)
+		printf("with a value / without: UDP inline %.2f dynamic %.2f, TCP inline %.2f dynamic %.2f\n",
+		       ns[CR_UDP_INLINE] / ns[CR_UDP], ns[CR_UDP_DYNAMIC] / ns[CR_UDP],
+		       ns[CR_TCP_INLINE] / ns[CR_TCP], ns[CR_TCP_DYNAMIC] / ns[CR_TCP]);
 	printf("create-ref: ");
 	for (k = 0; k <= CR_PAIR; k++)
 		printf("%s=%.0f,", create_key[k], ns[k]);
