@@ -356,7 +356,7 @@ TEST_F(memcg_policy, helper_creation_fails_at_the_owner_memory_max_and_leaves_no
 	struct val16 v = {};
 	unsigned int slot;
 	char limit[32];
-	int map, n, err, fd;
+	int map, n, err, fd, err_present;
 
 	if (!tail_on()) {
 		ASSERT_EQ(0, agent_load_driver(self, "1"));
@@ -373,11 +373,15 @@ TEST_F(memcg_policy, helper_creation_fails_at_the_owner_memory_max_and_leaves_no
 		 stable_current(CG_AGENT) + 6 * MEMCG_PAGE);
 	ASSERT_EQ(0, cg_write(CG_AGENT "/memory.max", limit));
 	n = helper_create_range(&self->w, 0, self->w.nr_fds, &err);
+	/* Still at the limit: a value that exists is returned, uncharged. */
+	err_present = helper_op(self->w.fds[0], OP_CREATE, &v);
 	/* Lift the limit before any check can end the test. */
 	ASSERT_EQ(0, cg_write(CG_AGENT "/memory.max", "max"));
 	TH_LOG("%d values created under a limit of 6 pages over the base", n);
 	/* bpf_sk_storage_get() returned NULL: the driver reports ENOENT. */
 	ASSERT_EQ(-ENOENT, err);
+	ASSERT_LT(0, n);
+	EXPECT_EQ(0, err_present);
 	EXPECT_GE(SLACK / slot, labs(n - 6 * MEMCG_PAGE / (long)slot));
 	/* The failed creation took no slot: the socket still has no value. */
 	fd = self->w.fds[n];
