@@ -33,7 +33,8 @@ CHECK_BOOTS	?= off:: \
 DEMO_APPEND	?= sysctl.net.core.bpf_sk_inline_bytes=128
 
 .PHONY: help deps tree kernel selftests rootfs check demo patches checkpatch \
-	bisect-build build-matrix kernel-debug check-debug memcg sparse bench bench-plot clean distclean
+	bisect-build build-matrix kernel-debug check-debug memcg sparse bench bench-plot clean distclean \
+	cachesim cachesim-selftest bench-misses
 
 help:
 	@echo "deps        install the Debian packages the project needs (only missing ones)"
@@ -53,6 +54,9 @@ help:
 	@echo "sparse      sparse on the files the series touches (new warnings fail)"
 	@echo "bench       benchmark lookups, memory, map free, socket cost"
 	@echo "bench-plot  plot $(BUILD)/bench/lookup.dat as doc/bench-lookup.png"
+	@echo "cachesim    build the cache simulator plugin (tools/cachesim) and its self-test"
+	@echo "cachesim-selftest  run only the simulator's self-test (part of check)"
+	@echo "bench-misses  simulated cache misses per lookup, table, plot and profiles"
 
 deps:
 	@vm/install-deps
@@ -122,9 +126,14 @@ rootfs: selftests $(GUEST_TOOLS)
 	@vm/mkroot --kselftest $(KSFT_INSTALL) --tools tools --tools $(BUILD)/tools \
 		--bin /usr/sbin/bpftool --out $(ROOTFS)
 
-check: kernel rootfs
+# The cache simulator's self-test first; its results join the total.
+check: kernel rootfs cachesim
+	@tools/cachesim/selftest --plugin $(CACHESIM_SO) --guest $(CACHESIM_GUEST) \
+		--kernel $(BUILD)/bzImage --initramfs $(CACHESIM_ROOT) --logs $(BUILD)/logs \
+		--result $(BUILD)/logs/cachesim-selftest.result || true
 	@vm/check-boots --kernel $(BUILD)/bzImage --initramfs $(ROOTFS) \
-		--logs $(BUILD)/logs $(CHECK_BOOTS)
+		--logs $(BUILD)/logs --results cachesim:$(BUILD)/logs/cachesim-selftest.result \
+		$(CHECK_BOOTS)
 
 # The debug kernel: KASAN, lockdep, PROVE_RCU, atomic-sleep checks,
 # kmemleak and SLUB debugging, in its own object folder.
@@ -234,3 +243,34 @@ distclean:
 # Configurations a build bot tries, at HEAD (MATRIX_EACH=1: every commit).
 build-matrix: tree
 	@vm/build-matrix $(if $(MATRIX_EACH),--each-commit) $(TREE) $(BUILD)/matrix
+
+# ---- Simulated caches under TCG: tools/cachesim ----
+# A QEMU TCG plugin that runs every guest data access through a per-vCPU
+# L1D and L2 and a shared LLC, and counts misses in the phases a guest
+# program marks by calling two empty functions (their addresses from nm).
+# "make check" runs its self-test in a guest of its own; "make
+# bench-misses" counts sk-bench's misses per lookup.
+CACHESIM	:= $(BUILD)/cachesim
+CACHESIM_SO	:= $(CACHESIM)/cachesim.so
+CACHESIM_GUEST	:= $(CACHESIM)/tools/cachesim-selftest
+CACHESIM_ROOT	:= $(CACHESIM)/selftest.cpio
+
+$(CACHESIM_SO): tools/cachesim/cachesim.c tools/cachesim/qemu-plugin-api.h
+	@mkdir -p $(CACHESIM)
+	$(CC) -O2 -Wall -shared -fPIC -fvisibility=hidden -o $@ $< -lpthread
+
+# Static and not PIE: the markers are where nm says.
+$(CACHESIM_GUEST): tools/cachesim/selftest-guest.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -static -no-pie -o $@ $<
+
+$(CACHESIM_ROOT): $(CACHESIM_GUEST) vm/mkroot vm/init
+	@mkdir -p $(CACHESIM)/no-kselftest
+	@vm/mkroot --kselftest $(CACHESIM)/no-kselftest --tools $(dir $(CACHESIM_GUEST)) \
+		--out $@
+
+cachesim: $(CACHESIM_SO) $(CACHESIM_ROOT)
+
+cachesim-selftest: kernel cachesim
+	@tools/cachesim/selftest --plugin $(CACHESIM_SO) --guest $(CACHESIM_GUEST) \
+		--kernel $(BUILD)/bzImage --initramfs $(CACHESIM_ROOT) --logs $(BUILD)/logs

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cachesim-selftest: access patterns whose misses in the simulated cache
+ * hierarchy (tools/cachesim, default sizes) are known, each pass between
+ * the phase markers. It prints one line per phase,
+ *
+ *   cachesim-phase ID TEST PASS ACCESSES
+ *
+ * and tools/cachesim/selftest compares the plugin's counts for ID with
+ * what TEST must give. Linked static and not PIE: the markers' addresses
+ * come from nm.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LINE		64
+#define L1_SIZE		(32 << 10)
+#define L1_WAYS		8
+#define L2_SIZE		(1 << 20)
+#define LLC_SIZE	(32 << 20)
+
+/* The phase markers: empty, never inlined, cloned or merged. */
+__attribute__((noipa)) void cachesim_begin(void)
+{
+	asm volatile("" ::: "memory");
+}
+
+__attribute__((noipa)) void cachesim_end(void)
+{
+	asm volatile("" ::: "memory");
+}
+
+static long phase_id;
+
+static void report(const char *test, int pass, long accesses)
+{
+	printf("cachesim-phase %ld %s %d %ld\n", phase_id++, test, pass, accesses);
+}
+
+static char *buffer(size_t size)
+{
+	char *p = aligned_alloc(4096, size);
+
+	if (!p) {
+		fprintf(stderr, "cachesim-selftest: out of memory\n");
+		exit(1);
+	}
+	memset(p, 1, size);
+	return p;
+}
+
+/* One load per line of @buf, in address order. */
+static __attribute__((noinline)) uint64_t stride(const char *buf, size_t size)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < size; i += LINE)
+		sum += *(const volatile uint64_t *)(buf + i);
+	return sum;
+}
+
+/* Passes back to back: a report's write() in between would evict lines. */
+static void stride_test(const char *test, const char *buf, size_t size, int passes)
+{
+	int p;
+
+	for (p = 1; p <= passes; p++) {
+		cachesim_begin();
+		stride(buf, size);
+		cachesim_end();
+	}
+	for (p = 1; p <= passes; p++)
+		report(test, p, size / LINE);
+}
+
+static __attribute__((noinline)) void *chase(void *p, long n)
+{
+	while (n--)
+		p = *(void *volatile *)p;
+	return p;
+}
+
+/* Every line of @buf points to the next of a random cycle through all. */
+static void chase_init(char *buf, long lines)
+{
+	uint32_t *perm = malloc(lines * sizeof(*perm));
+	uint64_t x = 88172645463325252ULL;
+	long i, j;
+	uint32_t t;
+
+	if (!perm) {
+		fprintf(stderr, "cachesim-selftest: out of memory\n");
+		exit(1);
+	}
+	for (i = 0; i < lines; i++)
+		perm[i] = i;
+	/* Sattolo: a single cycle. */
+	for (i = lines - 1; i > 0; i--) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		j = x % i;
+		t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (i = 0; i < lines; i++)
+		*(void **)(buf + (size_t)perm[i] * LINE) =
+			buf + (size_t)perm[(i + 1) % lines] * LINE;
+	free(perm);
+}
+
+/*
+ * Line A and L1_WAYS others, all in one L1 set (a way's size apart), read
+ * A, B0, A, B1, ... A, B7, A, B0, ...: under LRU A stays and every B misses
+ * (L1_WAYS of them share L1_WAYS - 1 ways); FIFO or random replacement
+ * evict A too, or keep some Bs.
+ */
+static __attribute__((noinline)) uint64_t lru_pattern(const char *buf, long rounds)
+{
+	const long way = L1_SIZE / L1_WAYS;
+	uint64_t sum = 0;
+	long r;
+	int b;
+
+	for (r = 0; r < rounds; r++)
+		for (b = 1; b <= L1_WAYS; b++) {
+			sum += *(const volatile uint64_t *)buf;
+			sum += *(const volatile uint64_t *)(buf + b * way);
+		}
+	return sum;
+}
+
+int main(void)
+{
+	size_t chase_size = 4 * (size_t)LLC_SIZE;
+	long chase_lines = chase_size / LINE, rounds = 1000;
+	char *big = buffer(chase_size), *l1fit = buffer(L1_SIZE / 2);
+	char *l1x2 = buffer(2 * L1_SIZE), *l2x4 = buffer(4 * L2_SIZE);
+	char *lru = buffer((L1_WAYS + 1) * (L1_SIZE / L1_WAYS));
+	void *p = big;
+	int pass;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	chase_init(big, chase_lines);
+	/* 4x the LLC in a random cycle: every load misses every level. */
+	for (pass = 1; pass <= 2; pass++) {
+		cachesim_begin();
+		p = chase(p, chase_lines);
+		cachesim_end();
+		report("chase", pass, chase_lines);
+	}
+	/* Out of L1 and L2: the next walk starts cold there. */
+	stride(l2x4, 4 * L2_SIZE);
+	/* Half the L1: misses on the first pass only. */
+	stride_test("l1fit", l1fit, L1_SIZE / 2, 8);
+	/* Twice the L1: every access misses L1, L2 misses only on pass 1. */
+	stride_test("l1x2", l1x2, 2 * L1_SIZE, 4);
+	/* Four times the L2: every access misses L2, the LLC only on pass 1. */
+	stride_test("l2x4", l2x4, 4 * L2_SIZE, 3);
+	/* LRU order within a set. */
+	lru_pattern(lru, 4);
+	cachesim_begin();
+	lru_pattern(lru, rounds);
+	cachesim_end();
+	report("lru", 1, rounds * L1_WAYS * 2);
+	return p == NULL;
+}
