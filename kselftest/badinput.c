@@ -2,7 +2,8 @@
 /*
  * Bad input gets a clear error and changes nothing: the sysctls of inline
  * sk storage, sk storage map value sizes around the space left in the tail
- * and at the upstream maximum, programs that reach past an inline value,
+ * and at the upstream maximum, map_flags bit 19 (no flag chooses the
+ * path), programs that reach past an inline value,
  * and map syscalls on descriptors that are not sockets or with bad flags.
  * Every row reads back what it could have changed. What is expected follows
  * the tail in effect (the boot argument, rounded up, or 0).
@@ -371,7 +372,7 @@ FIXTURE_TEARDOWN(sizes)
  * setup) or dynamic with no change to the layout; a value round-trips.
  */
 static void check_map(struct __test_metadata *_metadata,
-		      FIXTURE_DATA(sizes) *self, unsigned int size, __u32 flags,
+		      FIXTURE_DATA(sizes) *self, unsigned int size,
 		      bool want_inline)
 {
 	unsigned char *in = malloc(size), *out = malloc(size);
@@ -383,7 +384,7 @@ static void check_map(struct __test_metadata *_metadata,
 	ASSERT_NE(NULL, in);
 	ASSERT_NE(NULL, out);
 	ASSERT_LE(0, sk);
-	self->fd = sk_map_create(size, flags);
+	self->fd = sk_map_create(size, 0);
 	ASSERT_LE(0, self->fd) {
 		TH_LOG("value_size %u: %s", size, strerror(-self->fd));
 	}
@@ -420,31 +421,26 @@ static bool no_room(struct __test_metadata *_metadata, FIXTURE_DATA(sizes) *self
 		return false;
 	TH_LOG("%u bytes of room: no value fits, a 1-byte value is dynamic",
 	       self->room);
-	check_map(_metadata, self, 1, 0, false);
+	check_map(_metadata, self, 1, false);
 	return true;
 }
 
 TEST_F(sizes, a_value_that_exactly_fills_the_room_is_inline)
 {
 	if (!no_room(_metadata, self))
-		check_map(_metadata, self, self->room - SLOT_HDR, 0, true);
+		check_map(_metadata, self, self->room - SLOT_HDR, true);
 }
 
 TEST_F(sizes, a_value_one_byte_smaller_is_inline_in_the_same_slot)
 {
 	if (!no_room(_metadata, self))
-		check_map(_metadata, self, self->room - SLOT_HDR - 1, 0, true);
+		check_map(_metadata, self, self->room - SLOT_HDR - 1, true);
 }
 
 TEST_F(sizes, a_value_one_byte_larger_than_the_room_is_dynamic_and_works)
 {
 	if (!no_room(_metadata, self))
-		check_map(_metadata, self, self->room - SLOT_HDR + 1, 0, false);
-}
-
-TEST_F(sizes, a_value_that_fits_but_opts_out_is_dynamic)
-{
-	check_map(_metadata, self, 8, BPF_F_NO_INLINE, false);
+		check_map(_metadata, self, self->room - SLOT_HDR + 1, false);
 }
 
 /*
@@ -474,41 +470,50 @@ TEST_F(sizes, the_upstream_maximum_is_accepted_and_one_more_byte_is_not)
 	ASSERT_LT(0, max);
 	TH_LOG("BPF_LOCAL_STORAGE_MAX_VALUE_SIZE: %ld", max);
 	ASSERT_EQ(-E2BIG, sk_map_create(max + 1, 0));
-	ASSERT_EQ(-E2BIG, sk_map_create(max + 1, BPF_F_NO_INLINE));
 	ASSERT_EQ(-E2BIG, sk_map_create(65535, 0));
-	check_map(_metadata, self, max, BPF_F_NO_INLINE, false);
-	close(self->fd);
-	check_map(_metadata, self, max, 0, false);
+	check_map(_metadata, self, max, false);
 }
 
 TEST_F(sizes, a_zero_value_size_is_refused)
 {
 	ASSERT_EQ(-EINVAL, sk_map_create(0, 0));
-	ASSERT_EQ(-EINVAL, sk_map_create(0, BPF_F_NO_INLINE));
 }
 
-/* The opt-out flag is sk storage's: other maps, local storage too, refuse it. */
-TEST_F(sizes, no_inline_is_refused_by_other_map_types)
+/*
+ * sk storage takes no flag that chooses the path: map_flags bit 19 (a
+ * per-map opt-out once, upstream's BPF_F_RB_OVERWRITE later) is refused as
+ * by the unpatched kernel, for a value that would fit and one that would
+ * not, and creates nothing: no map id, no slot.
+ */
+TEST_F(sizes, map_flags_bit_19_is_refused_and_creates_nothing)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_INLINE);
-	int fd;
+	static const unsigned int value_sizes[] = { 8, 2048 };
+	__u32 last = 0, id = 0;
+	struct layout now;
+	unsigned int k;
 
-	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "no_inline", 4, 8, 4, &opts);
-	ASSERT_GT(0, fd);
-	ASSERT_EQ(EINVAL, errno);
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "no_inline", 4, 8, 4, &opts);
-	ASSERT_GT(0, fd);
-	ASSERT_EQ(EINVAL, errno);
-	opts.map_flags |= BPF_F_NO_PREALLOC;
-	fd = bpf_map_create(BPF_MAP_TYPE_TASK_STORAGE, "no_inline", 4, 8, 0, &opts);
-	ASSERT_GT(0, fd);
-	ASSERT_EQ(EINVAL, errno);
+	while (!bpf_map_get_next_id(id, &id))
+		last = id;
+	for (k = 0; k < ARRAY_SIZE(value_sizes); k++) {
+		self->fd = sk_map_create(value_sizes[k], 1U << 19);
+		ASSERT_EQ(-EINVAL, self->fd) {
+			TH_LOG("value_size %u: the map is %s", value_sizes[k],
+			       self->fd >= 0 ? map_storage(self->fd) : "not made");
+		}
+	}
+	id = last;
+	ASSERT_NE(0, bpf_map_get_next_id(id, &id));
+	ASSERT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, layout_read(&now));
+	ASSERT_EQ(self->before.used, now.used);
+	ASSERT_EQ(self->before.free, now.free);
 }
 
 /*
  * Map syscalls with bad descriptors and flags, on an inline map (when the
- * tail has room for it) and on an opted-out one: the same errno as the
- * dynamic path, and a value already stored stays as it was.
+ * tail has room for it) and on a dynamic one of the same value size,
+ * created after it with the tail full: the same errno as the dynamic path,
+ * and a value already stored stays as it was.
  */
 FIXTURE(fds) {
 	int map[2];
@@ -527,7 +532,7 @@ FIXTURE_SETUP(fds)
 	tail = tail_in_effect(_metadata, &self->before);
 	room = layout_room(&self->before, &off);
 	self->map[0] = sk_map_create(16, 0);
-	self->map[1] = sk_map_create(16, BPF_F_NO_INLINE);
+	self->map[1] = sk_map_create_dynamic(16);
 	ASSERT_LE(0, self->map[0]);
 	ASSERT_LE(0, self->map[1]);
 	ASSERT_EQ(room >= slot_bytes(16), fdinfo_slot(self->map[0], &off, &size)) {
@@ -787,7 +792,7 @@ FIXTURE_SETUP(verifier)
 	tail = tail_in_effect(_metadata, &l);
 	room = layout_room(&l, &off);
 	self->map[0] = sk_map_create(VALUE_SIZE, 0);
-	self->map[1] = sk_map_create(VALUE_SIZE, BPF_F_NO_INLINE);
+	self->map[1] = sk_map_create_dynamic(VALUE_SIZE);
 	ASSERT_LE(0, self->map[0]);
 	ASSERT_LE(0, self->map[1]);
 	/* Not vacuous: the first map is inline whenever the tail has room. */

@@ -22,9 +22,10 @@ struct {
 	__type(value, struct val16);
 } map_default SEC(".maps");
 
+/* Dynamic: user space creates both, this one once the tail is full. */
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_NO_INLINE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct val16);
 } map_dynamic SEC(".maps");

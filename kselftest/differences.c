@@ -30,7 +30,7 @@ FIXTURE(differences)
 
 FIXTURE_VARIANT(differences)
 {
-	bool dynamic;	/* the BPF_F_NO_INLINE map, else the default one */
+	bool dynamic;	/* the map made with the tail full, else the default one */
 };
 
 FIXTURE_VARIANT_ADD(differences, default_map) { .dynamic = false };
@@ -41,8 +41,12 @@ FIXTURE_SETUP(differences)
 	int cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY);
 
 	ASSERT_LE(0, cg);
-	self->skel = differences__open_and_load();
+	/* The default map first, inline if the tail has room; then the other. */
+	self->skel = differences__open();
 	ASSERT_NE(NULL, self->skel);
+	ASSERT_EQ(0, reuse_sk_map(self->skel->maps.map_default, false));
+	ASSERT_EQ(0, reuse_sk_map(self->skel->maps.map_dynamic, true));
+	ASSERT_EQ(0, differences__load(self->skel));
 	self->link = bpf_program__attach_cgroup(self->skel->progs.diff_probe, cg);
 	close(cg);
 	ASSERT_NE(NULL, self->link);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Maps and an iterator for the interfaces test: an sk storage map that is
- * inline when the tail has room, one that opts out, a BPF_F_CLONE map and
- * one whose value holds a bpf_spin_lock (both always dynamic), and
+ * inline when the tail has room, a dynamic one of the same value size
+ * (interfaces.c creates both, the second with the tail full), a
+ * BPF_F_CLONE map and one whose value holds a bpf_spin_lock (both always
+ * dynamic), and
  * iter/bpf_sk_storage_map programs that count the values they visit or
  * print them.
  */
@@ -27,9 +29,10 @@ struct {
 	__type(value, struct val16);
 } map_inline SEC(".maps");
 
+/* Dynamic: user space creates both, this one once the tail is full. */
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_NO_INLINE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct val16);
 } map_dyn SEC(".maps");

@@ -44,8 +44,8 @@ struct val_lock {
 
 /*
  * The maps are on the path this boot gives them: the default one inline
- * when the tail has room for its slot, dynamic without a tail; the
- * opted-out one always dynamic.
+ * when the tail has room for its slot, dynamic without a tail; the other,
+ * created after it with the tail full, always dynamic.
  */
 static void expect_paths(struct __test_metadata *_metadata, int map_inline,
 			 int map_dyn)
@@ -105,10 +105,13 @@ FIXTURE_VARIANT_ADD(diag, udp6)
 
 FIXTURE_SETUP(diag)
 {
+	struct sk_fillers f;
+
 	self->map_inline = create_sk_map(sizeof(struct val16), 0);
 	ASSERT_LE(0, self->map_inline);
-	self->map_dyn = create_sk_map(sizeof(struct val16), BPF_F_NO_INLINE);
+	self->map_dyn = create_dynamic_sk_map(sizeof(struct val16), &f);
 	ASSERT_LE(0, self->map_dyn);
+	ASSERT_EQ(0, release_fillers(&f));
 	self->fd = diag_socket(variant->family, variant->type);
 	ASSERT_LE(0, self->fd);
 	self->ino = sock_ino(self->fd);
@@ -341,8 +344,12 @@ FIXTURE(interfaces)
 
 FIXTURE_SETUP(interfaces)
 {
-	self->skel = interfaces__open_and_load();
+	/* The inline map first, then the dynamic one with the tail full. */
+	self->skel = interfaces__open();
 	ASSERT_NE(NULL, self->skel);
+	ASSERT_EQ(0, reuse_sk_map(self->skel->maps.map_inline, false));
+	ASSERT_EQ(0, reuse_sk_map(self->skel->maps.map_dyn, true));
+	ASSERT_EQ(0, interfaces__load(self->skel));
 	self->map_inline = bpf_map__fd(self->skel->maps.map_inline);
 	self->map_dyn = bpf_map__fd(self->skel->maps.map_dyn);
 	self->map_clone = bpf_map__fd(self->skel->maps.map_clone);

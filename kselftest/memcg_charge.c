@@ -44,7 +44,7 @@ FIXTURE_SETUP(memcg)
 	 * periods, seconds later under TCG, and would lower the agent's
 	 * baseline in the middle of a measurement.
 	 */
-	map = sk_map_create(VALUE_SIZE, BPF_F_NO_INLINE);
+	map = sk_map_create_dynamic(VALUE_SIZE);
 	ASSERT_LE(0, map);
 	ASSERT_EQ(0, workload_open(&warm, 16));
 	ASSERT_EQ(0, workload_store_range(&warm, map, VALUE_SIZE, 0, warm.nr_fds));

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/types.h>
 
 #define INLINE_BYTES_SYSCTL	"/proc/sys/net/core/bpf_sk_inline_bytes"
 #define INLINE_BYTES_BOOT_ARG	"sysctl.net.core.bpf_sk_inline_bytes="
@@ -17,6 +18,9 @@
 #define INLINE_ALIGN		8
 /* In front of the tail: the socket's link for the map iterator. */
 #define INLINE_LINK_BYTES	24
+#define INLINE_LAYOUT		"/sys/kernel/debug/bpf_sk_inline"
+/* The smallest slot is 16 bytes: a tail holds at most this many. */
+#define MAX_FILLERS		(INLINE_MAX_BYTES / 16)
 
 static inline unsigned int align_up(unsigned int v, unsigned int a)
 {
@@ -111,6 +115,114 @@ static inline unsigned int expected_inline_bytes(void)
 	if (!inline_bytes_valid(inline_bytes_boot_arg(), &bytes))
 		return 0;
 	return align_up(bytes, INLINE_ALIGN);
+}
+
+/*
+ * Read the map's slot from its fdinfo: 1 inline (offset and size set),
+ * 0 dynamic, -1 when fdinfo says neither (a kernel without the series).
+ */
+static inline int map_slot(int map_fd, unsigned int *off, unsigned int *size)
+{
+	char path[64], buf[1024], *p;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map_fd);
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	if (strstr(buf, "sk_storage:\tdynamic"))
+		return 0;
+	if (!strstr(buf, "sk_storage:\tinline"))
+		return -1;
+	p = strstr(buf, "sk_inline_offset:\t");
+	if (!p || sscanf(p, "sk_inline_offset:\t%u", off) != 1)
+		return -1;
+	p = strstr(buf, "sk_inline_size:\t");
+	if (!p || sscanf(p, "sk_inline_size:\t%u", size) != 1)
+		return -1;
+	return 1;
+}
+
+/*
+ * There is no flag that asks for the dynamic path: a map is dynamic when
+ * no free range of the tail fits its slot. Fillers are maps that take the
+ * room, so that the next map of their value size is dynamic.
+ */
+struct sk_fillers {
+	int nr;
+	int fd[MAX_FILLERS];
+	unsigned int off[MAX_FILLERS];
+};
+
+/* Are the fillers' slots free (or leaked) again? Yes if no layout view. */
+static inline bool fillers_released(const struct sk_fillers *f)
+{
+	char buf[16384], *line, *save, state[16];
+	unsigned int o, s;
+	int i;
+
+	if (read_file(INLINE_LAYOUT, buf, sizeof(buf)) < 0)
+		return true;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%u %u %15s", &o, &s, state) != 3 ||
+		    !strcmp(state, "free") || !strcmp(state, "leaked"))
+			continue;
+		for (i = 0; i < f->nr; i++)
+			if (o <= f->off[i] && f->off[i] < o + s)
+				return false;
+	}
+	return true;
+}
+
+/*
+ * Close the fillers and wait until their slots are free again: a freed
+ * map's slot is free only a grace period after the map's free starts.
+ */
+static inline int release_fillers(struct sk_fillers *f)
+{
+	int i, err = -ETIMEDOUT;
+
+	for (i = 0; i < f->nr; i++)
+		close(f->fd[i]);
+	for (i = 0; i < 2000; i++) {
+		if (fillers_released(f)) {
+			err = 0;
+			break;
+		}
+		usleep(5000);
+	}
+	f->nr = 0;
+	return err;
+}
+
+/*
+ * A dynamic sk storage map of @value_size in any boot: @create makes maps
+ * of that size until one gets no slot, which is returned; the ones before
+ * it stay open in @f until release_fillers(). Without a tail the first map
+ * is dynamic; a kernel without the series counts as dynamic too. Maps the
+ * caller wants inline must be created first. Its fd or -errno.
+ */
+static inline int fill_tail(int (*create)(unsigned int value_size, __u32 flags),
+			    unsigned int value_size, struct sk_fillers *f)
+{
+	unsigned int off, size;
+	int fd;
+
+	f->nr = 0;
+	for (;;) {
+		fd = create(value_size, 0);
+		if (fd < 0 || map_slot(fd, &off, &size) != 1)
+			break;
+		if (f->nr == MAX_FILLERS) {
+			close(fd);
+			fd = -ENOSPC;
+			break;
+		}
+		f->off[f->nr] = off;
+		f->fd[f->nr++] = fd;
+	}
+	if (fd < 0)
+		release_fillers(f);
+	return fd;
 }
 
 #endif

@@ -25,9 +25,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 
-#ifndef BPF_F_NO_INLINE
-#define BPF_F_NO_INLINE		(1U << 19)
-#endif
+#include "sk_inline_util.h"
 
 #define CG_ROOT			"/sys/fs/cgroup"
 #define CG_AGENT		CG_ROOT "/sk-memcg-agent"
@@ -231,9 +229,28 @@ static inline int sk_map_create(unsigned int value_size, __u32 flags)
 }
 
 /*
+ * A dynamic map of @value_size in any boot, created after the maps the
+ * caller wants inline: the tail is filled first (see fill_tail()); the
+ * fillers are freed, and their slots free again, before this returns.
+ * Its fd or -errno.
+ */
+static inline int sk_map_create_dynamic(unsigned int value_size)
+{
+	struct sk_fillers f;
+	int map = fill_tail(sk_map_create, value_size, &f);
+
+	if (map >= 0 && release_fillers(&f)) {
+		close(map);
+		map = -ETIMEDOUT;
+	}
+	return map;
+}
+
+/*
  * A map for @path created from the agent cgroup, so that the map's memcg
- * is the agent's; the caller returns to the workload cgroup. Returns the
- * map fd, or -errno.
+ * is the agent's; the caller returns to the workload cgroup. A dynamic map
+ * is made with the tail full (its fillers, the agent's too, are freed
+ * again before this returns). Returns the map fd, or -errno.
  */
 static inline int agent_map_create(enum sk_path path, unsigned int value_size)
 {
@@ -243,9 +260,10 @@ static inline int agent_map_create(enum sk_path path, unsigned int value_size)
 	if (err)
 		return err;
 	err = cg_write(CHARGE_SYSCTL, path == PATH_INLINE_OWNER ? "1" : "0");
-	if (!err || path == PATH_DYNAMIC)
-		map = sk_map_create(value_size,
-				    path == PATH_DYNAMIC ? BPF_F_NO_INLINE : 0);
+	if (path == PATH_DYNAMIC)
+		map = sk_map_create_dynamic(value_size);
+	else if (!err)
+		map = sk_map_create(value_size, 0);
 	else
 		map = err;
 	cg_write(CHARGE_SYSCTL, "0");

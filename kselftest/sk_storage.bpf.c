@@ -26,9 +26,10 @@ struct {
 	__type(value, struct val8);
 } map_b SEC(".maps");
 
+/* Dynamic: user space creates it once the tail is full (attach_driver()). */
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_NO_INLINE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct val16);
 } map_dyn SEC(".maps");

@@ -5,9 +5,6 @@
 
 #include <linux/types.h>
 
-#ifndef BPF_F_NO_INLINE
-#define BPF_F_NO_INLINE		(1U << 19)
-#endif
 #ifndef ENOENT
 #define ENOENT			2
 #endif

@@ -26,41 +26,6 @@ static inline unsigned int slot_size(unsigned int value_size)
 	return align_up(SLOT_HDR + value_size, INLINE_ALIGN);
 }
 
-struct attached {
-	struct sk_storage *skel;
-	struct bpf_link *set, *get;
-};
-
-/* Attach the loaded driver programs to the root cgroup. */
-static inline int attach_progs(struct attached *a)
-{
-	int cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY);
-
-	if (cg < 0)
-		return -errno;
-	a->set = bpf_program__attach_cgroup(a->skel->progs.sk_storage_set, cg);
-	a->get = bpf_program__attach_cgroup(a->skel->progs.sk_storage_get, cg);
-	close(cg);
-	return a->set && a->get ? 0 : -1;
-}
-
-/* Load the driver programs and attach them to the root cgroup. */
-static inline int attach_driver(struct attached *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->skel = sk_storage__open_and_load();
-	if (!a->skel)
-		return -1;
-	return attach_progs(a);
-}
-
-static inline void detach_driver(struct attached *a)
-{
-	bpf_link__destroy(a->set);
-	bpf_link__destroy(a->get);
-	sk_storage__destroy(a->skel);
-}
-
 /* Helper side: bpf_sk_storage_get()/delete() run by the cgroup programs. */
 static inline int helper_create(int fd, int map, const void *val, socklen_t len)
 {
@@ -133,30 +98,6 @@ static inline __u32 map_id(int map_fd)
 	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
 		return 0;
 	return info.id;
-}
-
-/*
- * Read the map's slot from its fdinfo: 1 inline (offset and size set),
- * 0 dynamic, -1 when fdinfo says neither (a kernel without the series).
- */
-static inline int map_slot(int map_fd, unsigned int *off, unsigned int *size)
-{
-	char path[64], buf[1024], *p;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map_fd);
-	if (read_file(path, buf, sizeof(buf)) < 0)
-		return -1;
-	if (strstr(buf, "sk_storage:\tdynamic"))
-		return 0;
-	if (!strstr(buf, "sk_storage:\tinline"))
-		return -1;
-	p = strstr(buf, "sk_inline_offset:\t");
-	if (!p || sscanf(p, "sk_inline_offset:\t%u", off) != 1)
-		return -1;
-	p = strstr(buf, "sk_inline_size:\t");
-	if (!p || sscanf(p, "sk_inline_size:\t%u", size) != 1)
-		return -1;
-	return 1;
 }
 
 /* One "name: N" line of the layout view, or -1. */
@@ -315,6 +256,82 @@ static inline int create_sk_map(unsigned int value_size, __u32 extra_flags)
 	fd = fd < 0 ? -errno : fd;
 	btf__free(btf);
 	return fd;
+}
+
+/*
+ * A dynamic map of @value_size beside maps created before it, inline or
+ * not: the tail is filled first (see fill_tail()); release_fillers(@f)
+ * once the map exists.
+ */
+static inline int create_dynamic_sk_map(unsigned int value_size,
+					struct sk_fillers *f)
+{
+	return fill_tail(create_sk_map, value_size, f);
+}
+
+/*
+ * Before @m's BPF object loads, hand it a new map of its value size:
+ * dynamic with @dynamic, else inline while the tail has room. Maps meant
+ * to be inline are to be handed over first.
+ */
+static inline int reuse_sk_map(struct bpf_map *m, bool dynamic)
+{
+	unsigned int size = bpf_map__value_size(m);
+	struct sk_fillers f = {};
+	int fd, err;
+
+	fd = dynamic ? create_dynamic_sk_map(size, &f) : create_sk_map(size, 0);
+	if (fd < 0)
+		return fd;
+	err = bpf_map__reuse_fd(m, fd);
+	close(fd);
+	if (release_fillers(&f) && !err)
+		err = -ETIMEDOUT;
+	return err;
+}
+
+struct attached {
+	struct sk_storage *skel;
+	struct bpf_link *set, *get;
+};
+
+/* Attach the loaded driver programs to the root cgroup. */
+static inline int attach_progs(struct attached *a)
+{
+	int cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY);
+
+	if (cg < 0)
+		return -errno;
+	a->set = bpf_program__attach_cgroup(a->skel->progs.sk_storage_set, cg);
+	a->get = bpf_program__attach_cgroup(a->skel->progs.sk_storage_get, cg);
+	close(cg);
+	return a->set && a->get ? 0 : -1;
+}
+
+/*
+ * Load the driver programs and attach them to the root cgroup. map_dyn is
+ * dynamic in any boot: map_a and map_b are created first, inline while the
+ * tail has room, then map_dyn with the tail filled.
+ */
+static inline int attach_driver(struct attached *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->skel = sk_storage__open();
+	if (!a->skel)
+		return -1;
+	if (reuse_sk_map(a->skel->maps.map_a, false) ||
+	    reuse_sk_map(a->skel->maps.map_b, false) ||
+	    reuse_sk_map(a->skel->maps.map_dyn, true) ||
+	    sk_storage__load(a->skel))
+		return -1;
+	return attach_progs(a);
+}
+
+static inline void detach_driver(struct attached *a)
+{
+	bpf_link__destroy(a->set);
+	bpf_link__destroy(a->get);
+	sk_storage__destroy(a->skel);
 }
 
 static inline unsigned int tail_bytes(void)

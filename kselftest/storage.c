@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sk storage served from the inline tail: the helpers and the syscalls see
- * the same values, maps are isolated, maps that do not fit or opt out use
- * the dynamic storage with the same behaviour, and the layout is visible.
+ * the same values, maps are isolated, maps that do not fit (map_dyn is
+ * created once the tail is full) use the dynamic storage with the same
+ * behaviour, and the layout is visible.
  *
  * Every test runs in every boot: with a tail the maps that fit are inline,
  * without one (or when it is too small) they are dynamic, and the visible
@@ -45,13 +46,16 @@ FIXTURE_TEARDOWN(storage)
 	EXPECT_EQ(0, wait_released(b));
 }
 
-TEST_F(storage, maps_get_a_slot_exactly_when_they_fit_and_do_not_opt_out)
+TEST_F(storage, maps_get_a_slot_exactly_when_they_fit)
 {
 	unsigned int tail = tail_bytes(), off, size;
 	unsigned int need = slot_size(sizeof(struct val16)) +
 			    slot_size(sizeof(struct val8));
 
-	/* map_a and map_b are created first, in that order, in an empty tail. */
+	/*
+	 * map_a and map_b are created first, in that order, in an empty tail;
+	 * map_dyn after the tail was filled, map_big is larger than any tail.
+	 */
 	ASSERT_LE(0, layout_value("free_bytes"));
 	if (tail >= need) {
 		ASSERT_EQ(1, map_slot(self->map_a, &off, &size));
@@ -269,7 +273,7 @@ TEST_F(storage, map_too_large_for_the_tail_behaves_the_same_on_the_dynamic_path)
 	ASSERT_EQ(-ENOENT, sys_lookup(self->map_big, self->fd, &big_out));
 }
 
-TEST_F(storage, opted_out_map_behaves_the_same_on_the_dynamic_path)
+TEST_F(storage, map_made_with_the_tail_full_behaves_the_same_on_the_dynamic_path)
 {
 	struct val16 in = { 41, 42 }, out;
 
@@ -278,25 +282,6 @@ TEST_F(storage, opted_out_map_behaves_the_same_on_the_dynamic_path)
 	ASSERT_EQ(0, memcmp(&in, &out, sizeof(in)));
 	ASSERT_EQ(0, helper_delete(self->fd, MAP_DYN));
 	ASSERT_EQ(-ENOENT, helper_get(self->fd, MAP_DYN, &out, sizeof(out)));
-}
-
-TEST_F(storage, no_inline_flag_is_refused_by_other_local_storage_maps)
-{
-	LIBBPF_OPTS(bpf_map_create_opts, opts);
-	__u32 key_id, value_id;
-	struct btf *btf = sk_map_btf(8, &key_id, &value_id);
-	int fd;
-
-	ASSERT_NE(NULL, btf);
-	opts.btf_fd = btf__fd(btf);
-	opts.btf_key_type_id = key_id;
-	opts.btf_value_type_id = value_id;
-	opts.map_flags = BPF_F_NO_PREALLOC | BPF_F_NO_INLINE;
-	fd = bpf_map_create(BPF_MAP_TYPE_TASK_STORAGE, "task", 4, 8, 0, &opts);
-	EXPECT_EQ(-EINVAL, fd);
-	if (fd >= 0)
-		close(fd);
-	btf__free(btf);
 }
 
 TEST_F(storage, fdinfo_and_layout_view_agree)

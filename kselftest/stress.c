@@ -496,7 +496,10 @@ FIXTURE_TEARDOWN(stress)
 	rmdir(CG_STRESS);
 }
 
-/* Value sizes of the churn's maps, in turn; the last one opts out. */
+/*
+ * Value sizes of the churn's maps, in turn; the last one is created with
+ * the tail full (fillers, freed again at once), so it is dynamic.
+ */
 static const unsigned int churn_sizes[] = { 8, 16, 40, 16 };
 #define NR_SIZES	ARRAY_SIZE(churn_sizes)
 
@@ -548,10 +551,11 @@ static void map_churn(struct __test_metadata *_metadata, struct churn *c,
 {
 	int fd, i, n, cycle, live[MAX_LIVE], slot, err;
 	unsigned int size, off, slot_bytes;
+	struct sk_fillers f;
 	struct layout l;
 	__u64 in[5], got[5];
-	__u32 flags, id;
-	bool leaking;
+	bool leaking, dynamic;
+	__u32 id;
 
 	for (n = 0; n < nr_skel; n++)
 		live[n] = skel[n];
@@ -559,22 +563,25 @@ static void map_churn(struct __test_metadata *_metadata, struct churn *c,
 	for (cycle = 0; now_s() < end && !c->errors[MAPS]; cycle++) {
 		leaking = leak && c->leaked_maps < LEAK_MAPS && cycle % 8 == 7;
 		size = leaking ? LEAK_VALUE : churn_sizes[cycle % NR_SIZES];
-		flags = !leaking && cycle % NR_SIZES == NR_SIZES - 1 ?
-			BPF_F_NO_INLINE : 0;
+		dynamic = !leaking && cycle % NR_SIZES == NR_SIZES - 1;
 		if (layout_read(&l)) {
 			WRONG(c, MAPS, "layout unreadable or inconsistent");
 			break;
 		}
-		fd = create_sk_map(size, flags);
+		fd = dynamic ? create_dynamic_sk_map(size, &f) : create_sk_map(size, 0);
 		if (fd < 0) {
 			c->errors[MAPS]++;
 			break;
 		}
+		if (dynamic && release_fillers(&f))
+			c->errors[MAPS]++;
 		id = map_id(fd);
 		slot = map_slot(fd, &off, &slot_bytes);
 		/* Nobody else takes slots now: room seen before is still there. */
-		if (slot < 0 || (!flags && layout_room(&l) >= slot_size(size) && !slot))
-			WRONG(c, MAPS, "map %u of %u bytes: dynamic with room", id, size);
+		if (slot < 0 || (dynamic && slot) ||
+		    (!dynamic && layout_room(&l) >= slot_size(size) && !slot))
+			WRONG(c, MAPS, "map %u of %u bytes: %s", id, size,
+			      slot ? "inline with the tail full" : "dynamic with room");
 		c->inline_maps += slot == 1;
 		live[n] = fd;
 		if (layout_check(&l, live, n + 1))
@@ -751,14 +758,16 @@ static int failslab_cache(const char *cache, bool on)
  */
 TEST_F(stress, failing_allocations_fail_dynamic_updates_only_and_cleanly)
 {
-	int dyn = create_sk_map(16, BPF_F_NO_INLINE), inl = create_sk_map(16, 0);
+	int inl = create_sk_map(16, 0), dyn, fd, err_dyn, err_inl;
 	__u64 in[2] = { 1, 2 }, out[2];
 	unsigned int off, size;
-	int fd, err_dyn, err_inl;
+	struct sk_fillers f;
 
+	dyn = create_dynamic_sk_map(16, &f);
 	detach_driver(&self->drv);
 	ASSERT_LE(0, dyn);
 	ASSERT_LE(0, inl);
+	ASSERT_EQ(0, release_fillers(&f));
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, failslab(true, true, "-1")) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sk-bench, the BPF side. The iterators visit every UDP or TCP socket and
- * read its value from the inline sk storage map, the opted-out (dynamic)
- * one or the hash map keyed by socket cookie, or read sk_mark, a field the
+ * read its value from the inline sk storage map, the dynamic one (user
+ * space creates both, the second once filler maps took the tail) or the
+ * hash map keyed by socket cookie, or read sk_mark, a field the
  * socket has anyway; BENCH_VISIT reads nothing and is subtracted. Each
  * lookup is also timed on its own, between two bpf_ktime_get_ns(); the few
  * windows that something interrupted are left out.
@@ -30,7 +31,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_NO_INLINE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, __u64);
 } dyn_map SEC(".maps");

@@ -11,7 +11,7 @@ enum bench_mode {
 	BENCH_VISIT,		/* nothing: the walk alone, subtracted */
 	BENCH_RAW,		/* sk->sk_mark, a field of the socket */
 	BENCH_INLINE,		/* bpf_sk_storage_get(), inline map */
-	BENCH_DYNAMIC,		/* bpf_sk_storage_get(), BPF_F_NO_INLINE map */
+	BENCH_DYNAMIC,		/* bpf_sk_storage_get(), dynamic map */
 	BENCH_HASH,		/* hash map keyed by bpf_get_socket_cookie() */
 	NR_BENCH_MODES
 };

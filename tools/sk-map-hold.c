@@ -2,7 +2,10 @@
 /*
  * sk-map-hold: create sk storage maps of the given value sizes, run a
  * command while they exist, then free them. Shows which maps get an
- * inline slot:  sk-map-hold 16 8 no-inline:16 2048 -- sk-inline-slots
+ * inline slot:  sk-map-hold 16 8 dynamic:16 2048 -- sk-inline-slots
+ * No flag asks for the dynamic path: for dynamic:SIZE, maps of SIZE bytes
+ * are created until one finds the tail full; the ones that got a slot
+ * (fillers) are freed again before the next SIZE.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,15 +18,15 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 
-#ifndef BPF_F_NO_INLINE
-#define BPF_F_NO_INLINE (1U << 19)
-#endif
+#include "../kselftest/sk_inline_util.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sk-map-hold [no-inline:]SIZE... [-- COMMAND [ARGS...]]\n"
+	fprintf(f, "usage: sk-map-hold [dynamic:]SIZE... [-- COMMAND [ARGS...]]\n"
 		"Create one BPF_MAP_TYPE_SK_STORAGE map per SIZE (value bytes,\n"
-		"1..65535), run COMMAND while they exist, then free them.\n");
+		"1..65535), run COMMAND while they exist, then free them.\n"
+		"dynamic:SIZE fills what is left of the tail with maps of SIZE\n"
+		"bytes until one gets no slot, keeps that one and frees the others.\n");
 }
 
 static int create_map(unsigned int size, __u32 flags)
@@ -56,18 +59,19 @@ int main(int argc, char **argv)
 
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		const char *arg = argv[i];
-		__u32 flags = 0;
+		bool dynamic = false;
+		struct sk_fillers f;
 		char *end;
 		unsigned long size;
-		int fd;
+		int fd, fillers = 0;
 
 		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
 			usage(stdout);
 			return 0;
 		}
-		if (!strncmp(arg, "no-inline:", 10)) {
-			flags = BPF_F_NO_INLINE;
-			arg += 10;
+		if (!strncmp(arg, "dynamic:", 8)) {
+			dynamic = true;
+			arg += 8;
 		}
 		errno = 0;
 		size = strtoul(arg, &end, 10);
@@ -76,13 +80,23 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
-		fd = create_map(size, flags);
+		if (dynamic) {
+			fd = fill_tail(create_map, size, &f);
+			fillers = f.nr;
+			if (fd >= 0 && release_fillers(&f))
+				fprintf(stderr, "sk-map-hold: filler slots still held\n");
+		} else {
+			fd = create_map(size, 0);
+		}
 		if (fd < 0) {
 			fprintf(stderr, "sk-map-hold: map of %lu bytes: %s\n", size, strerror(-fd));
 			return 1;
 		}
-		printf("map fd %d: value %lu bytes%s\n", fd, size,
-		       flags ? ", BPF_F_NO_INLINE" : "");
+		if (dynamic)
+			printf("map fd %d: value %lu bytes, made after %d filler map(s) took the tail (freed again)\n",
+			       fd, size, fillers);
+		else
+			printf("map fd %d: value %lu bytes\n", fd, size);
 	}
 	fflush(stdout);
 	if (i < argc - 1) {
