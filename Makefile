@@ -24,13 +24,13 @@ KMAKE		:= $(MAKE) -C $(TREE) O=$(abspath $(OBJ)) ARCH=x86_64 -j$(JOBS)
 # Boot configurations "make check" runs the whole kselftest target under:
 # feature off, a valid tail, an unaligned tail and invalid values.
 CHECK_BOOTS	?= off:: \
-		   tail128:sysctl.net.core.bpf_sk_inline_bytes=128 \
-		   unaligned100:sysctl.net.core.bpf_sk_inline_bytes=100 \
-		   tail1024:sysctl.net.core.bpf_sk_inline_bytes=1024 \
-		   toolarge:sysctl.net.core.bpf_sk_inline_bytes=4096 \
-		   notanumber:sysctl.net.core.bpf_sk_inline_bytes=12abc \
-		   negative:sysctl.net.core.bpf_sk_inline_bytes=-8
-DEMO_APPEND	?= sysctl.net.core.bpf_sk_inline_bytes=128
+		   tail128:bpf_sk_inline_bytes=128 \
+		   unaligned100:bpf_sk_inline_bytes=100 \
+		   tail1024:bpf_sk_inline_bytes=1024 \
+		   toolarge:bpf_sk_inline_bytes=4096 \
+		   'notanumber:bpf_sk_inline_bytes=12abc sysctl.net.core.bpf_sk_inline_bytes=128' \
+		   negative:bpf_sk_inline_bytes=-8
+DEMO_APPEND	?= bpf_sk_inline_bytes=128
 
 .PHONY: help deps tree kernel selftests rootfs check demo patches checkpatch \
 	bisect-build build-matrix kernel-debug check-debug memcg sparse bench bench-plot clean distclean \
@@ -145,8 +145,8 @@ DEBUG_KMAKE	:= $(MAKE) -C $(TREE) O=$(abspath $(DEBUG_OBJ)) ARCH=x86_64 -j$(JOBS
 # (an unknown NAME=value on the kernel command line reaches init's
 # environment).
 DEBUG_BOOTS	?= off:: \
-		   tail128:sysctl.net.core.bpf_sk_inline_bytes=128 \
-		   'unaligned100@4:sysctl.net.core.bpf_sk_inline_bytes=100 SK_STRESS_SECONDS=16'
+		   tail128:bpf_sk_inline_bytes=128 \
+		   'unaligned100@4:bpf_sk_inline_bytes=100 SK_STRESS_SECONDS=16'
 
 $(DEBUG_OBJ)/.config: vm/kernel.config vm/kernel-debug.config | tree
 	@mkdir -p $(DEBUG_OBJ)
@@ -184,7 +184,7 @@ BENCH		:= $(BUILD)/bench
 BENCH_N		?= 1000,3000,10000,30000,100000
 BENCH_ARGS	?= --passes 15
 BENCH_VM	?= --mem 4096 --timeout 1800
-BENCH_APPEND	?= sysctl.net.core.bpf_sk_inline_bytes=128
+BENCH_APPEND	?= bpf_sk_inline_bytes=128
 
 $(BENCH)/initramfs.cpio: $(BENCH_TOOL) vm/mkroot vm/init
 	@mkdir -p $(BENCH)/no-kselftest
@@ -274,3 +274,21 @@ cachesim: $(CACHESIM_SO) $(CACHESIM_ROOT)
 cachesim-selftest: kernel cachesim
 	@tools/cachesim/selftest --plugin $(CACHESIM_SO) --guest $(CACHESIM_GUEST) \
 		--kernel $(BUILD)/bzImage --initramfs $(CACHESIM_ROOT) --logs $(BUILD)/logs
+
+# Misses per lookup: sk-bench's walks in one guest under cachesim, booted
+# with the tail as "make bench" boots it (BENCH_APPEND). Table, profiles
+# and raw counts in $(MISSES); the plot and the report go to doc/.
+MISSES		:= $(BUILD)/bench-misses
+MISSES_N	?= 1000,3000,10000,30000,100000
+MISSES_ARGS	?= --passes 5
+MISSES_VM	?= --mem 4096 --timeout 5400
+
+bench-misses: kernel $(BENCH)/initramfs.cpio $(CACHESIM_SO)
+	@tools/cachesim/bench-misses --plugin $(CACHESIM_SO) --binary $(BENCH_TOOL) \
+		--initramfs $(BENCH)/initramfs.cpio --system-map $(OBJ)/System.map \
+		--append "$(BENCH_APPEND)" --vm "$(MISSES_VM)" --out $(MISSES) \
+		-- -n $(MISSES_N) $(MISSES_ARGS)
+	@mkdir -p doc
+	gnuplot -e "data='$(MISSES)/misses.dat'; out='doc/bench-misses.png'" \
+		tools/cachesim/bench-misses.gp
+	@echo "bench-misses: $(MISSES)/table.txt, profiles in $(MISSES)/profile-*.txt, doc/bench-misses.png"

@@ -125,7 +125,7 @@ static int warm(FIXTURE_DATA(memcg_policy) *self, int map,
 	return 0;
 }
 
-TEST_F(memcg_policy, inline_maps_name_their_charge_policy_in_fdinfo)
+TEST_F_TIMEOUT(memcg_policy, inline_maps_name_their_charge_policy_in_fdinfo, 300)
 {
 	int sock, owner, dyn;
 
@@ -148,7 +148,7 @@ TEST_F(memcg_policy, inline_maps_name_their_charge_policy_in_fdinfo)
 	close(dyn);
 }
 
-TEST_F(memcg_policy, a_map_keeps_the_policy_it_was_created_with)
+TEST_F_TIMEOUT(memcg_policy, a_map_keeps_the_policy_it_was_created_with, 300)
 {
 	int sock, owner, nr;
 	unsigned int slot;
@@ -189,7 +189,7 @@ TEST_F(memcg_policy, a_map_keeps_the_policy_it_was_created_with)
 	close(owner);
 }
 
-TEST_F(memcg_policy, rewriting_a_value_does_not_charge_it_again)
+TEST_F_TIMEOUT(memcg_policy, rewriting_a_value_does_not_charge_it_again, 300)
 {
 	unsigned char value[VALUE_SIZE];
 	long base, full, now;
@@ -222,7 +222,7 @@ TEST_F(memcg_policy, rewriting_a_value_does_not_charge_it_again)
 	EXPECT_GE(SLACK, labs(now - full));
 }
 
-TEST_F(memcg_policy, deleting_a_value_twice_returns_its_charge_once)
+TEST_F_TIMEOUT(memcg_policy, deleting_a_value_twice_returns_its_charge_once, 300)
 {
 	long base, full, now;
 	unsigned int slot;
@@ -310,7 +310,7 @@ static int helper_create_range(struct workload *w, int from, int to, int *err)
 	return i - from;
 }
 
-TEST_F(memcg_policy, helper_created_values_charge_the_owner_until_deleted)
+TEST_F_TIMEOUT(memcg_policy, helper_created_values_charge_the_owner_until_deleted, 300)
 {
 	struct val16 v = {};
 	long base, full, now;
@@ -351,7 +351,7 @@ TEST_F(memcg_policy, helper_created_values_charge_the_owner_until_deleted)
 	EXPECT_GE(SLACK, labs(now - base));
 }
 
-TEST_F(memcg_policy, helper_creation_fails_at_the_owner_memory_max_and_leaves_no_value)
+TEST_F_TIMEOUT(memcg_policy, helper_creation_fails_at_the_owner_memory_max_and_leaves_no_value, 300)
 {
 	struct val16 v = {};
 	unsigned int slot;

@@ -13,7 +13,7 @@
 #include <linux/types.h>
 
 #define INLINE_BYTES_SYSCTL	"/proc/sys/net/core/bpf_sk_inline_bytes"
-#define INLINE_BYTES_BOOT_ARG	"sysctl.net.core.bpf_sk_inline_bytes="
+#define INLINE_BYTES_BOOT_ARG	"bpf_sk_inline_bytes="
 #define INLINE_MAX_BYTES	1024
 #define INLINE_ALIGN		8
 /* In front of the tail: the socket's link for the map iterator. */

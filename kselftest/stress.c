@@ -892,12 +892,15 @@ static bool holds(int fd, int map, bool created, __u64 a, __u64 b)
 
 /*
  * Values created by the helper while every atomic page allocation of the
- * task fails, on sockets made beforehand: once the slab caches need a page,
- * dynamic creations fail, inline ones (which allocate nothing) never do,
- * and each socket afterwards holds exactly the values whose creation
- * succeeded.
+ * task fails, on sockets made beforehand: inline creations (which allocate
+ * nothing) never fail, and each socket afterwards holds exactly the values
+ * whose creation succeeded. Dynamic creations fail only once their slab
+ * cache needs a new page, which the free objects earlier tests left in it
+ * can postpone past the last socket: how many failed is reported, not
+ * required (failing_allocations_fail_dynamic_updates_only_and_cleanly
+ * makes them fail for certain).
  */
-TEST_F(stress, page_allocation_failures_fail_dynamic_creations_only_and_cleanly)
+TEST_F(stress, page_allocation_failures_leave_inline_creations_and_every_value_exact)
 {
 	static int fd[FAIL_PAGE_SOCKETS], err_inl[FAIL_PAGE_SOCKETS];
 	static int err_dyn[FAIL_PAGE_SOCKETS];
@@ -930,7 +933,6 @@ TEST_F(stress, page_allocation_failures_fail_dynamic_creations_only_and_cleanly)
 	ASSERT_EQ(0, fail_page_alloc_off());
 	TH_LOG("%d sockets: %d dynamic and %d inline creations failed",
 	       i, dyn_failed, inl_failed);
-	EXPECT_LT(0, dyn_failed);
 	if (inl)
 		EXPECT_EQ(0, inl_failed);
 	for (n = i, i = 0; i < n; i++) {
