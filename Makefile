@@ -98,7 +98,7 @@ selftests: tree $(UAPI_HDRS)
 # Guest tools written in C, linked statically like the kselftests.
 GUEST_TOOLS	:= $(BUILD)/tools/sk-map-hold $(BUILD)/tools/sk-memcg-compare
 
-$(BUILD)/tools/%: tools/%.c kselftest/sk_memcg.h | selftests
+$(BUILD)/tools/%: tools/%.c kselftest/sk_memcg.h kselftest/sk_inline_util.h | selftests
 	@mkdir -p $(BUILD)/tools
 	$(CC) -O2 -Wall -isystem $(OBJ)/usr/include -o $@ $< -static -lbpf -lelf -lz
 
@@ -117,7 +117,7 @@ $(BUILD)/tools/sk-bench.skel.h: $(BUILD)/tools/sk-bench.bpf.o
 	bpftool gen skeleton $< name sk_bench > $@.tmp && mv $@.tmp $@
 
 $(BENCH_TOOL): tools/sk-bench.c tools/sk-bench.h $(BUILD)/tools/sk-bench.skel.h \
-		kselftest/sk_memcg.h | $(UAPI_HDRS)
+		kselftest/sk_memcg.h kselftest/sk_inline_util.h | $(UAPI_HDRS)
 	$(CC) -O2 -Wall -isystem $(OBJ)/usr/include -I$(BUILD)/tools -o $@ $< \
 		-static -lbpf -lelf -lz
 
@@ -291,4 +291,11 @@ bench-misses: kernel $(BENCH)/initramfs.cpio $(CACHESIM_SO)
 	@mkdir -p doc
 	gnuplot -e "data='$(MISSES)/misses.dat'; out='doc/bench-misses.png'" \
 		tools/cachesim/bench-misses.gp
-	@echo "bench-misses: $(MISSES)/table.txt, profiles in $(MISSES)/profile-*.txt, doc/bench-misses.png"
+	@{ echo "# Simulated cache misses per lookup (make bench-misses)"; echo; \
+	   echo "Cold walk, misses per lookup beyond the visit-only pass, median of the passes:"; \
+	   echo; cat $(MISSES)/misses.md; echo; echo '```'; \
+	   grep -e '^targets' -e 'passes marked' $(MISSES)/table.txt; echo; \
+	   cat $(MISSES)/profile-inline.txt; echo; cat $(MISSES)/profile-dynamic.txt; \
+	   echo; cat $(MISSES)/profile-hash.txt; echo '```'; } > doc/bench-misses.md
+	@echo "bench-misses: $(MISSES)/table.txt, profiles in $(MISSES)/profile-*.txt," \
+		"doc/bench-misses.png and doc/bench-misses.md ($$(cat $(MISSES)/seconds)s in the guest)"

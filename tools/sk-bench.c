@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <time.h>
 #include <arpa/inet.h>
+#include <sys/syscall.h>
 #include <bpf/libbpf.h>
 
 #include "../kselftest/sk_memcg.h"
@@ -60,7 +61,7 @@ static struct {
 	long hot_iters;
 	int spread;
 	long create_iters;
-	bool lookup, memory, create, data;
+	bool lookup, memory, create, data, cachesim;
 	const char *create_ref;
 	unsigned long long seed;
 } cfg = {
@@ -100,6 +101,9 @@ static void usage(FILE *f)
 		"      --create-ref REF    the create-ref line of a run with tail 0\n"
 		"      --data              print data: lines (per-N medians for plots)\n"
 		"      --seed S            random seed for the spread (default 1)\n"
+		"      --cachesim          print a line per measured pass and the BPF\n"
+		"                          programs' addresses, for tools/cachesim, and\n"
+		"                          stay on the vCPU the tool started on\n"
 		"  -h, --help              this text\n"
 		"\n"
 		"N=100000 wants a guest with 4 GB (vm/run --mem 4096). Absolute\n"
@@ -433,6 +437,74 @@ struct walk_result {
 	double pass_min[NR_BENCH_MODES], pass_med[NR_BENCH_MODES];
 };
 
+/*
+ * Phase markers for the cache simulator (tools/cachesim): the read() of
+ * each pass runs between them. Empty, never inlined, cloned or merged: the
+ * simulator watches their addresses, which nm gives.
+ */
+__attribute__((noipa)) void cachesim_begin(void)
+{
+	asm volatile("" ::: "memory");
+}
+
+__attribute__((noipa)) void cachesim_end(void)
+{
+	asm volatile("" ::: "memory");
+}
+
+static long cachesim_phase;
+
+/* With --cachesim: which pass phase cachesim_phase was, and its lookups. */
+static void cachesim_report(bool hot, const char *proto, long expect, int mode,
+			    int pass, __u64 lookups)
+{
+	static const char *const key[NR_BENCH_MODES] = {
+		"visit", "raw", "inline", "dynamic", "hash",
+	};
+
+	if (cfg.cachesim)
+		printf("cachesim-phase %ld %s %s %ld %s %d %llu\n", cachesim_phase,
+		       hot ? "hot" : "cold", proto, expect, key[mode], pass,
+		       (unsigned long long)lookups);
+	cachesim_phase++;
+}
+
+/*
+ * With --cachesim: stay on this vCPU, whose accesses the simulator counts
+ * from a pass's begin to its end (the read() runs on the caller's CPU).
+ */
+static void cachesim_pin(void)
+{
+	unsigned long mask;
+	unsigned int cpu;
+
+	if (!cfg.cachesim)
+		return;
+	if (syscall(SYS_getcpu, &cpu, NULL, NULL))
+		die("getcpu: %s", strerror(errno));
+	mask = 1UL << cpu;
+	if (syscall(SYS_sched_setaffinity, 0, sizeof(mask), &mask))
+		die("sched_setaffinity: %s", strerror(errno));
+}
+
+/* With --cachesim: where the kernel and the BPF programs are. */
+static void cachesim_kallsyms(void)
+{
+	char line[256];
+	FILE *f;
+
+	if (!cfg.cachesim)
+		return;
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		die("/proc/kallsyms: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[bpf]") || strstr(line, " _text\n") ||
+		    strstr(line, " _etext\n"))
+			printf("cachesim-kallsyms %ld %s", cachesim_phase, line);
+	fclose(f);
+}
+
 /* One pass of the iterator; ns of the read() that runs it. */
 static double iter_pass(struct bpf_link *link)
 {
@@ -444,9 +516,11 @@ static double iter_pass(struct bpf_link *link)
 	if (fd < 0)
 		die("bpf_iter_create: %s", strerror(errno));
 	t0 = now_ns();
+	cachesim_begin();
 	do {
 		n = read(fd, buf, sizeof(buf));
 	} while (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR)));
+	cachesim_end();
 	t0 = now_ns() - t0;
 	if (n < 0)
 		die("iterator read: %s", strerror(errno));
@@ -494,6 +568,8 @@ static void walk(struct sk_bench *skel, struct bpf_link *link, const char *proto
 			/* Each round hot on another socket, all modes on the same. */
 			b->hot_skip = (long)p * expect / cfg.passes;
 			t = iter_pass(link);
+			cachesim_report(hot, proto, expect, m, p,
+					hot ? cfg.hot_iters : b->visited);
 			if (hot) {
 				if (!b->hot_done)
 					die("%s hot: no socket holds a value", proto);
@@ -1059,6 +1135,7 @@ static void step(long n, struct step_result *res)
 			progress("N=%ld: %s hot passes", n, proto_name[p]);
 			walk(skel, links[p], proto_name[p], expect, true, &res->hot[p]);
 		}
+		cachesim_kallsyms();
 	}
 
 	printf("\n== N=%ld: %ld UDP sockets, %ld TCP sockets (%ld pairs over loopback)%s\n",
@@ -1196,7 +1273,7 @@ static void parse_only(const char *arg)
 
 enum {
 	OPT_TCP = 256, OPT_HOT, OPT_SPREAD, OPT_ONLY, OPT_CITERS, OPT_CREF,
-	OPT_DATA, OPT_SEED,
+	OPT_DATA, OPT_SEED, OPT_CACHESIM,
 };
 
 int main(int argc, char **argv)
@@ -1212,6 +1289,7 @@ int main(int argc, char **argv)
 		{ "create-ref", required_argument, NULL, OPT_CREF },
 		{ "data", no_argument, NULL, OPT_DATA },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "cachesim", no_argument, NULL, OPT_CACHESIM },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -1250,6 +1328,9 @@ int main(int argc, char **argv)
 		case OPT_DATA:
 			cfg.data = true;
 			break;
+		case OPT_CACHESIM:
+			cfg.cachesim = true;
+			break;
 		case OPT_SEED:
 			cfg.seed = strtoull(optarg, NULL, 0);
 			break;
@@ -1271,6 +1352,7 @@ int main(int argc, char **argv)
 	}
 	rng = cfg.seed * 0x9e3779b97f4a7c15ULL | 1;
 	start_ns = now_ns();
+	cachesim_pin();
 	tail_bytes = cg_read_long(TAIL_SYSCTL);
 	if (tail_bytes < 0)
 		die("%s: not the patched kernel", TAIL_SYSCTL);
