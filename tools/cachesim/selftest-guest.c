@@ -10,6 +10,8 @@
  * what TEST must give. Linked static and not PIE: the markers' addresses
  * come from nm.
  */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,9 +144,15 @@ int main(void)
 	char *l1x2 = buffer(2 * L1_SIZE), *l2x4 = buffer(4 * L2_SIZE);
 	char *lru = buffer((L1_WAYS + 1) * (L1_SIZE / L1_WAYS));
 	void *p = big;
+	cpu_set_t cpus;
 	int pass;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* A phase counts the vCPU that began it: stay there. */
+	CPU_ZERO(&cpus);
+	CPU_SET(sched_getcpu(), &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		perror("cachesim-selftest: sched_setaffinity");
 	chase_init(big, chase_lines);
 	/* 4x the LLC in a random cycle: every load misses every level. */
 	for (pass = 1; pass <= 2; pass++) {
