@@ -282,9 +282,13 @@ MISSES		:= $(BUILD)/bench-misses
 MISSES_N	?= 1000,3000,10000,30000,100000
 MISSES_ARGS	?= --passes 5
 MISSES_VM	?= --mem 4096 --timeout 5400
+# Plugin options, e.g. CACHESIM_OPTS="llc=8M llcassoc=16" (cachesim.c).
+CACHESIM_OPTS	?=
+comma		:= ,
 
 bench-misses: kernel $(BENCH)/initramfs.cpio $(CACHESIM_SO)
-	@tools/cachesim/bench-misses --plugin $(CACHESIM_SO) --binary $(BENCH_TOOL) \
+	@tools/cachesim/bench-misses --binary $(BENCH_TOOL) \
+		--plugin "$(CACHESIM_SO)$(subst $() ,,$(addprefix $(comma),$(CACHESIM_OPTS)))" \
 		--initramfs $(BENCH)/initramfs.cpio --system-map $(OBJ)/System.map \
 		--append "$(BENCH_APPEND)" --vm "$(MISSES_VM)" --out $(MISSES) \
 		-- -n $(MISSES_N) $(MISSES_ARGS)
