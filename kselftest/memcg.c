@@ -77,6 +77,23 @@ static const char *map_charge(int map)
 	return charge;
 }
 
+/* The map's sk_inline_charged fdinfo line in bytes, or -1 without one. */
+static long map_charged(int map)
+{
+	char path[64], line[128];
+	long charged = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "sk_inline_charged: %ld", &charged);
+	fclose(f);
+	return charged;
+}
+
 /* With no tail every map is dynamic and names no policy: check, then skip. */
 #define REQUIRE_INLINE(path)						\
 	do {								\
@@ -187,6 +204,39 @@ TEST_F_TIMEOUT(memcg_policy, a_map_keeps_the_policy_it_was_created_with, 300)
 	EXPECT_STREQ("owner", map_charge(owner));
 	close(sock);
 	close(owner);
+}
+
+/*
+ * fdinfo tells the owner what its values charge it now, exactly: values
+ * created, deleted, and returned as their sockets are freed. A map that
+ * lets the socket pay shows no such line.
+ */
+TEST_F_TIMEOUT(memcg_policy, fdinfo_shows_what_the_values_charge_the_owner, 300)
+{
+	int sock, nr, i;
+	unsigned int slot;
+	long charged;
+
+	REQUIRE_INLINE(PATH_INLINE_OWNER);
+	sock = agent_map_create(PATH_INLINE_SOCKET, SMALL_SIZE);
+	ASSERT_LE(0, sock);
+	EXPECT_EQ(-1, map_charged(sock));
+	close(sock);
+	self->map = agent_map_create(PATH_INLINE_OWNER, SMALL_SIZE);
+	ASSERT_LE(0, self->map);
+	slot = map_inline_size(self->map);
+	ASSERT_EQ(0, map_charged(self->map));
+	ASSERT_EQ(0, workload_open(&self->w, PAIRS));
+	nr = self->w.nr_fds;
+	ASSERT_EQ(0, workload_store_range(&self->w, self->map, SMALL_SIZE, 0, nr));
+	EXPECT_EQ((long)nr * slot, map_charged(self->map));
+	ASSERT_EQ(0, workload_delete_range(&self->w, self->map, 0, nr / 2));
+	EXPECT_EQ((long)(nr - nr / 2) * slot, map_charged(self->map));
+	/* Sockets free their values as they are destroyed, TCP's a bit later. */
+	workload_close(&self->w);
+	for (i = 0; i < 500 && (charged = map_charged(self->map)) > 0; i++)
+		usleep(10000);
+	EXPECT_EQ(0, charged);
 }
 
 TEST_F_TIMEOUT(memcg_policy, rewriting_a_value_does_not_charge_it_again, 300)
