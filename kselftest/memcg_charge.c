@@ -112,7 +112,7 @@ static long agent_now(void)
 		}							\
 	} while (0)
 
-TEST_F(memcg, dynamic_values_are_charged_to_the_map_owner)
+TEST_F_TIMEOUT(memcg, dynamic_values_are_charged_to_the_map_owner, 300)
 {
 	struct cg_snap d;
 
@@ -129,7 +129,7 @@ TEST_F(memcg, dynamic_values_are_charged_to_the_map_owner)
 	ASSERT_LE((long)NR_SOCKETS * (VALUE_SIZE + 128), d.slab);
 }
 
-TEST_F(memcg, inline_values_under_socket_charging_cost_the_owner_nothing)
+TEST_F_TIMEOUT(memcg, inline_values_under_socket_charging_cost_the_owner_nothing, 300)
 {
 	struct cg_snap d;
 
@@ -150,7 +150,7 @@ TEST_F(memcg, inline_values_under_socket_charging_cost_the_owner_nothing)
 	ASSERT_GE(SLACK, d.current);
 }
 
-TEST_F(memcg, sockets_carry_the_tail_in_their_own_charge)
+TEST_F_TIMEOUT(memcg, sockets_carry_the_tail_in_their_own_charge, 300)
 {
 	long before, after, tcp = slab_object_size("TCP");
 	long udp = slab_object_size("UDP");
@@ -170,7 +170,7 @@ TEST_F(memcg, sockets_carry_the_tail_in_their_own_charge)
 	ASSERT_LE(PAIRS * (2 * tcp + udp), after - before);
 }
 
-TEST_F(memcg, inline_values_under_owner_charging_cost_the_owner_a_slot_each)
+TEST_F_TIMEOUT(memcg, inline_values_under_owner_charging_cost_the_owner_a_slot_each, 300)
 {
 	unsigned int slot;
 	struct cg_snap d;
@@ -236,7 +236,7 @@ TEST_F_TIMEOUT(memcg, owner_charges_return_on_delete_on_close_and_on_map_free, 3
 	ASSERT_GE(SLACK, now - base);
 }
 
-TEST_F(memcg, owner_charge_stops_at_memory_max_and_leaves_no_value)
+TEST_F_TIMEOUT(memcg, owner_charge_stops_at_memory_max_and_leaves_no_value, 300)
 {
 	char limit[32], value[VALUE_SIZE];
 	unsigned int slot;

@@ -170,7 +170,7 @@ TEST_F(storage, two_maps_in_one_socket_are_isolated)
 	ASSERT_EQ(b.a, out_b.a);
 }
 
-TEST_F(storage, thousands_of_sockets_keep_their_own_values)
+TEST_F_TIMEOUT(storage, thousands_of_sockets_keep_their_own_values, 300)
 {
 	enum { N = 3000 };
 	struct rlimit rl = { N + 64, N + 64 };
@@ -200,7 +200,7 @@ TEST_F(storage, thousands_of_sockets_keep_their_own_values)
 		close(fds[i]);
 }
 
-TEST_F(storage, new_sockets_never_show_values_of_freed_ones)
+TEST_F_TIMEOUT(storage, new_sockets_never_show_values_of_freed_ones, 300)
 {
 	enum { N = 500 };
 	struct val16 v = { 0xdeadbeef, 0xfeedface }, out;
@@ -224,7 +224,7 @@ TEST_F(storage, new_sockets_never_show_values_of_freed_ones)
 		close(fds[i]);
 }
 
-TEST_F(storage, accepted_child_starts_without_the_listener_values)
+TEST_F_TIMEOUT(storage, accepted_child_starts_without_the_listener_values, 300)
 {
 	struct sockaddr_in addr = {
 		.sin_family = AF_INET,
