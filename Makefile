@@ -33,7 +33,7 @@ CHECK_BOOTS	?= off:: \
 DEMO_APPEND	?= bpf_sk_inline_bytes=128
 
 .PHONY: help deps tree kernel selftests rootfs check demo patches checkpatch \
-	bisect-build build-matrix kernel-debug check-debug memcg sparse bench bench-plot clean distclean \
+	bisect-build build-matrix kernel-debug kernel-pristine check-debug memcg sparse bench bench-plot clean distclean \
 	cachesim cachesim-selftest bench-misses
 
 help:
@@ -49,6 +49,7 @@ help:
 	@echo "bisect-build build the kernel at every commit of the series"
 	@echo "build-matrix compile net/core and kernel/bpf for i386, arm64, MEMCG=n,"
 	@echo "             BPF_SYSCALL=n, CGROUPS=n, INET=n (MATRIX_EACH=1: every commit)"
+	@echo "kernel-pristine  the same kernel without the series (for bench)"
 	@echo "check-debug  run the kselftests on a KASAN/lockdep/kmemleak kernel"
 	@echo "memcg       compare memcg charges of dynamic and inline sk storage"
 	@echo "sparse      sparse on the files the series touches (new warnings fail)"
@@ -73,8 +74,10 @@ $(OBJ)/.config: vm/kernel.config | tree
 	$(KMAKE) -s olddefconfig
 	@vm/check-config $(OBJ)/.config vm/kernel.config
 
+# "modules" writes Module.symvers, which bpf_testmod.ko links against
+# (vm/kernel.config builds no module of its own beyond a thermal driver).
 kernel: tree $(OBJ)/.config
-	$(KMAKE) bzImage
+	$(KMAKE) bzImage modules
 	@cp $(OBJ)/arch/x86/boot/bzImage $(BUILD)/bzImage
 	@echo "kernel: $(BUILD)/bzImage"
 
@@ -162,6 +165,27 @@ kernel-debug: tree $(DEBUG_OBJ)/.config
 	@cp $(DEBUG_OBJ)/arch/x86/boot/bzImage $(BUILD)/bzImage-debug
 	@echo "kernel-debug: $(BUILD)/bzImage-debug"
 
+# The same kernel without the series, for the dynamic-lookup reference of
+# "make bench": the tree's "pristine" commit in a worktree of its own.
+PRISTINE_TREE	:= $(BUILD)/linux-pristine
+PRISTINE_OBJ	:= $(BUILD)/obj-pristine
+PRISTINE_KMAKE	:= $(MAKE) -C $(PRISTINE_TREE) O=$(abspath $(PRISTINE_OBJ)) ARCH=x86_64 -j$(JOBS)
+
+$(PRISTINE_TREE)/Makefile: | tree
+	git -C $(TREE) worktree add --detach $(abspath $(PRISTINE_TREE)) pristine
+
+$(PRISTINE_OBJ)/.config: vm/kernel.config | $(PRISTINE_TREE)/Makefile
+	@mkdir -p $(PRISTINE_OBJ)
+	$(PRISTINE_KMAKE) -s tinyconfig >/dev/null
+	$(PRISTINE_TREE)/scripts/kconfig/merge_config.sh -m -O $(PRISTINE_OBJ) \
+		$(PRISTINE_OBJ)/.config vm/kernel.config >/dev/null
+	$(PRISTINE_KMAKE) -s olddefconfig
+
+kernel-pristine: $(PRISTINE_OBJ)/.config
+	$(PRISTINE_KMAKE) bzImage
+	@cp $(PRISTINE_OBJ)/arch/x86/boot/bzImage $(BUILD)/bzImage-pristine
+	@echo "kernel-pristine: $(BUILD)/bzImage-pristine"
+
 check-debug: kernel-debug rootfs
 	@vm/check-boots --kernel $(BUILD)/bzImage-debug --initramfs $(ROOTFS) \
 		--timeout 2400 --logs $(BUILD)/logs-debug $(DEBUG_BOOTS)
@@ -177,31 +201,51 @@ memcg: kernel rootfs
 		--append "$(DEMO_APPEND)" --log $(BUILD)/logs/memcg.log \
 		-- /tools/sk-memcg-compare | tee $(BUILD)/memcg/table.txt
 
-# The benchmark in a guest of its own: a boot without the tail for the
-# reference socket costs, then one with a 128-byte tail for the rest.
+# The benchmark in guests of its own. First the dynamic lookup at tail 0
+# against the kernel without the series, boots of each in turn (TCG's
+# speed drifts between boots: medians of BENCH_REF_BOOTS each); the
+# first boot of each also gives socket costs beside sockets with values,
+# and the tail-0 one the reference socket costs. Then one boot with a
+# 128-byte tail for the rest.
 # BENCH_VM="--kvm --mem 4096" runs it under KVM where there is one.
 BENCH		:= $(BUILD)/bench
 BENCH_N		?= 1000,3000,10000,30000,100000
 BENCH_ARGS	?= --passes 15
 BENCH_VM	?= --mem 4096 --timeout 1800
 BENCH_APPEND	?= bpf_sk_inline_bytes=128
+BENCH_REF_N	?= 1000,10000
+BENCH_REF_BOOTS	?= 3
 
 $(BENCH)/initramfs.cpio: $(BENCH_TOOL) vm/mkroot vm/init
 	@mkdir -p $(BENCH)/no-kselftest
 	@vm/mkroot --kselftest $(BENCH)/no-kselftest --tools tools --tools $(BUILD)/tools \
 		--out $@
 
-bench: kernel $(BENCH)/initramfs.cpio
-	vm/run $(BENCH_VM) --initramfs $(BENCH)/initramfs.cpio --log $(BENCH)/tail0.log \
-		-- /tools/sk-bench --only create
-	@ref=$$(tr -d '\r' < $(BENCH)/tail0.log | sed -n 's/^create-ref: //p'); \
-	[ -n "$$ref" ] || { echo "bench: no create-ref in $(BENCH)/tail0.log" >&2; exit 1; }; \
+bench: kernel kernel-pristine $(BENCH)/initramfs.cpio
+	@for i in $$(seq $(BENCH_REF_BOOTS)); do \
+		for k in pristine tail0; do \
+			img=$(BUILD)/bzImage; [ $$k = tail0 ] || img=$(BUILD)/bzImage-pristine; \
+			only=dynref; [ $$i != 1 ] || only=dynref,create,registered; \
+			echo "bench: $$k boot $$i: sk-bench --only $$only -n $(BENCH_REF_N)"; \
+			vm/run $(BENCH_VM) --kernel $$img --initramfs $(BENCH)/initramfs.cpio \
+				--log $(BENCH)/ref-$$k-$$i.log -- /tools/sk-bench --only $$only \
+				-n $(BENCH_REF_N) $(BENCH_ARGS) --data >/dev/null || exit 1; \
+		done; \
+	done
+	@tools/bench-dynref --unpatched $(BENCH)/ref-pristine-*.log \
+		--patched $(BENCH)/ref-tail0-*.log > $(BENCH)/dynref.txt
+	@cat $(BENCH)/dynref.txt
+	@ref=$$(tr -d '\r' < $(BENCH)/ref-tail0-1.log | sed -n 's/^create-ref: //p'); \
+	[ -n "$$ref" ] || { echo "bench: no create-ref in $(BENCH)/ref-tail0-1.log" >&2; exit 1; }; \
 	echo "bench: boot with $(BENCH_APPEND): sk-bench -n $(BENCH_N) $(BENCH_ARGS)"; \
 	vm/run $(BENCH_VM) --initramfs $(BENCH)/initramfs.cpio --append "$(BENCH_APPEND)" \
 		--log $(BENCH)/tail128.log -- /tools/sk-bench -n $(BENCH_N) $(BENCH_ARGS) \
 		--data --create-ref "$$ref"
 	@tr -d '\r' < $(BENCH)/tail128.log | grep -v -e '^\[ *[0-9.]*\]' -e '^sk-bench: ' \
 		-e '^data: ' -e '^create-ref: ' > $(BENCH)/results.txt
+	@tools/bench-registered unpatched=$(BENCH)/ref-pristine-1.log \
+		tail0=$(BENCH)/ref-tail0-1.log tail128=$(BENCH)/tail128.log > $(BENCH)/registered.txt
+	@{ echo; cat $(BENCH)/dynref.txt; echo; cat $(BENCH)/registered.txt; } >> $(BENCH)/results.txt
 	@tr -d '\r' < $(BENCH)/tail128.log | sed -n -e 's/^data: # walk /# /p' \
 		-e 's/^data: cold //p' > $(BENCH)/lookup.dat
 	@tr -d '\r' < $(BENCH)/tail128.log | sed -n -e 's/^data: # walk /# /p' \

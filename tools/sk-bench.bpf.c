@@ -14,6 +14,7 @@
  *
  * fentry/fexit on bpf_sk_storage_map_free() time the deferred free of the
  * map named free_name: its id is released before that work is queued.
+ * count_values counts what an sk storage map's own iterator visits.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -159,6 +160,17 @@ int walk_tcp(struct bpf_iter__tcp *ctx)
 	if (!tp)
 		return 0;
 	return visit((struct sock *)tp);
+}
+
+/* Values an sk storage map iterator visited in the last read. */
+__u64 map_values;
+
+SEC("iter/bpf_sk_storage_map")
+int count_values(struct bpf_iter__bpf_sk_storage_map *ctx)
+{
+	if (ctx->sk && ctx->value)
+		map_values++;
+	return 0;
 }
 
 SEC("fentry/bpf_sk_storage_map_free")

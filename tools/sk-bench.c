@@ -61,7 +61,8 @@ static struct {
 	long hot_iters;
 	int spread;
 	long create_iters;
-	bool lookup, memory, create, data, cachesim;
+	long registered;
+	bool lookup, memory, create, dynref, reg, data, cachesim;
 	const char *create_ref;
 	unsigned long long seed;
 } cfg = {
@@ -70,10 +71,12 @@ static struct {
 	.hot_iters = 100000,
 	.spread = 1,
 	.create_iters = 2000,
+	.registered = 100000,
 	.seed = 1,
 };
 
 static long tail_bytes;
+static bool unpatched;		/* no sysctl: a kernel without the series */
 static bool have_memcg;
 
 static void usage(FILE *f)
@@ -95,7 +98,14 @@ static void usage(FILE *f)
 		"  -p, --passes P          passes per variant, min and median (default 7)\n"
 		"      --hot-iters K       lookups per hot pass (default 100000)\n"
 		"      --spread F          filler sockets per socket, on average (default 1)\n"
-		"      --only LIST         lookup,memory,create (default all)\n"
+		"      --only LIST         of lookup,memory,create,registered (default\n"
+		"                          all); registered: create+close and a 3-value\n"
+		"                          map's walk, alone and beside --registered\n"
+		"                          sockets with values; dynref: dynamic lookups\n"
+		"                          and sk_mark only, at any tail: the dynamic\n"
+		"                          path's reference (with create and registered\n"
+		"                          also on a kernel without the series)\n"
+		"      --registered R      sockets with values for that (default 100000)\n"
 		"      --create-iters M    sockets per create+close round, M/4 TCP pairs\n"
 		"                          (default 2000)\n"
 		"      --create-ref REF    the create-ref line of a run with tail 0\n"
@@ -417,7 +427,7 @@ static void values_fill(struct sk_bench *skel, struct sockset *s)
 			fd = s->filler[k - s->n_udp - s->n_tcp];
 		if (bpf_map_update_elem(dyn, &fd, &v, BPF_NOEXIST))
 			die("dynamic value: %s", strerror(errno));
-		if (k >= s->n_udp + s->n_tcp)
+		if (k >= s->n_udp + s->n_tcp || cfg.dynref)
 			continue;
 		len = sizeof(cookie);
 		if (bpf_map_update_elem(inl, &fd, &v, BPF_NOEXIST) ||
@@ -529,6 +539,12 @@ static double iter_pass(struct bpf_link *link)
 }
 
 /* Min and median over the passes, less the visit alone. */
+/* A dynref run times the walk, sk_mark and the dynamic map alone. */
+static bool mode_timed(int m)
+{
+	return !cfg.dynref || m == BENCH_VISIT || m == BENCH_RAW || m == BENCH_DYNAMIC;
+}
+
 static void reduce(double v[NR_BENCH_MODES][MAX_PASSES], double *min, double *med)
 {
 	int m;
@@ -556,6 +572,8 @@ static void walk(struct sk_bench *skel, struct bpf_link *link, const char *proto
 
 	for (p = 0; p < cfg.passes; p++) {
 		for (m = 0; m < NR_BENCH_MODES; m++) {
+			if (!mode_timed(m))
+				continue;
 			b->mode = m;
 			b->hot_iters = hot ? cfg.hot_iters : 0;
 			b->visited = 0;
@@ -619,6 +637,8 @@ static void print_walk(const char *walk_name, const char *proto, bool hot,
 	int m;
 
 	for (m = 0; m < NR_BENCH_MODES; m++) {
+		if (!mode_timed(m))
+			continue;
 		ratio(vraw, sizeof(vraw), r->med[m], r->med[BENCH_RAW]);
 		ratio(vdyn, sizeof(vdyn), r->med[m], r->med[BENCH_DYNAMIC]);
 		ratio(praw, sizeof(praw), r->pass_med[m], r->pass_med[BENCH_RAW]);
@@ -1049,6 +1069,127 @@ static void create_section(void)
 		printf("%s=%.0f%s", size_key[k], size[k], k < NR_SIZE_KINDS - 1 ? "," : "\n");
 }
 
+/* ---- what sockets that hold values cost the others ---- */
+
+enum reg_kind { RG_PIPE, RG_UDP, RG_PAIR, RG_UDP_VALUE, RG_ITER, NR_REG };
+
+static const char *const reg_name[NR_REG] = {
+	"pipe+close (control)", "UDP socket+close", "TCP pair connect+close",
+	"UDP +value+close", "iterate a 3-value map",
+};
+
+static const enum create_kind reg_create_kind[RG_ITER] = {
+	CR_PIPE, CR_UDP, CR_PAIR, CR_UDP_INLINE,
+};
+
+/* ns of one read() of @link to its end, which must have seen @want values. */
+static double map_iter_pass(struct sk_bench *skel, struct bpf_link *link, __u64 want)
+{
+	double t;
+
+	skel->bss->map_values = 0;
+	t = iter_pass(link);
+	if (skel->bss->map_values != want)
+		die("the sk storage map iterator saw %llu values, not %llu",
+		    (unsigned long long)skel->bss->map_values, (unsigned long long)want);
+	return t;
+}
+
+/* The minimum of each kind over rounds of every kind in turn. */
+static void registered_rounds(double ns[NR_REG], int lfd, int map,
+			      struct sk_bench *skel, struct bpf_link *link)
+{
+	double round[NR_REG][CREATE_ROUNDS], med;
+	int k, r;
+
+	for (r = 0; r < CREATE_ROUNDS; r++)
+		for (k = 0; k < NR_REG; k++)
+			round[k][r] = k == RG_ITER ? map_iter_pass(skel, link, 3) :
+				      create_close(reg_create_kind[k], lfd,
+						   k == RG_UDP_VALUE ? map : -1);
+	for (k = 0; k < NR_REG; k++)
+		min_median(round[k], CREATE_ROUNDS, &ns[k], &med);
+}
+
+/*
+ * Socket create+close, with and without a value, and a walk of a map
+ * holding 3 values, first alone, then while cfg.registered other UDP
+ * sockets hold a value of another map: with a tail, sockets that held
+ * an inline value are in the registry that the map iterator walks and
+ * that a socket with a value enters and leaves.
+ */
+static void registered_section(void)
+{
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
+	union bpf_iter_link_info linfo = {};
+	int lfd = listener(), few = sk_map_create(8, 0), many = sk_map_create(8, 0);
+	double none[NR_REG], reg[NR_REG];
+	struct sk_bench *skel;
+	struct bpf_link *link;
+	int keep[3], *fds, k;
+	__u64 v = 1;
+	long i;
+
+	progress("%ld sockets with values: create+close and a map walk beside them",
+		 cfg.registered);
+	if (few < 0 || many < 0)
+		die("sk storage maps: %s", strerror(errno));
+	if (tail_bytes > 0) {
+		expect_storage(few, "inline", "inline");
+		expect_storage(many, "inline", "inline");
+	}
+	skel = sk_bench__open_and_load();
+	if (!skel)
+		die("load the BPF object: %s", strerror(errno));
+	linfo.map.map_fd = few;
+	opts.link_info = &linfo;
+	opts.link_info_len = sizeof(linfo);
+	link = bpf_program__attach_iter(skel->progs.count_values, &opts);
+	if (!link)
+		die("attach the map iterator: %s", strerror(errno));
+	for (k = 0; k < 3; k++) {
+		keep[k] = socket(AF_INET, SOCK_DGRAM, 0);
+		if (keep[k] < 0 || bpf_map_update_elem(few, &keep[k], &v, BPF_NOEXIST))
+			die("3 values: %s", strerror(errno));
+	}
+	registered_rounds(none, lfd, few, skel, link);
+
+	raise_nofile(cfg.registered + 64);
+	fds = calloc(cfg.registered, sizeof(int));
+	if (!fds)
+		die("out of memory");
+	for (i = 0; i < cfg.registered; i++) {
+		fds[i] = socket(AF_INET, SOCK_DGRAM, 0);
+		if (fds[i] < 0 || bpf_map_update_elem(many, &fds[i], &v, BPF_NOEXIST))
+			die("socket %ld with a value: %s", i, strerror(errno));
+	}
+	registered_rounds(reg, lfd, few, skel, link);
+
+	printf("\n%ld UDP sockets holding a value of another map (%s) against none:\n"
+	       "ns per socket (per pair for TCP pairs; per read() for the walk, which\n"
+	       "visits the 3 values), minimum of %d rounds of %ld sockets; vs pipe: the\n"
+	       "ratio to each column's own pipe+close\n",
+	       cfg.registered, tail_bytes > 0 ? "inline" : "dynamic", CREATE_ROUNDS,
+	       cfg.create_iters);
+	printf("%-28s %10s %10s %7s %9s\n", "", "none", "values", "ratio", "vs pipe");
+	for (k = 0; k < NR_REG; k++)
+		printf("%-28s %10.0f %10.0f %7.2f %9.2f\n", reg_name[k], none[k], reg[k],
+		       reg[k] / none[k], (reg[k] / reg[RG_PIPE]) / (none[k] / none[RG_PIPE]));
+	for (k = 0; k < NR_REG; k++)
+		printf("data: registered %s %.0f %.0f\n", reg_name[k], none[k], reg[k]);
+
+	for (i = 0; i < cfg.registered; i++)
+		close(fds[i]);
+	free(fds);
+	for (k = 0; k < 3; k++)
+		close(keep[k]);
+	bpf_link__destroy(link);
+	sk_bench__destroy(skel);
+	close(few);
+	close(many);
+	close(lfd);
+}
+
 /* ---- one step ---- */
 
 struct step_result {
@@ -1077,11 +1218,14 @@ static void step(long n, struct step_result *res)
 	if (!skel)
 		die("open the BPF object: %s", strerror(errno));
 	bpf_map__set_max_entries(skel->maps.cookie_map, n + n_tcp + 1);
-	/* The inline map first, then the dynamic one with the tail filled. */
+	/*
+	 * The inline map first, then the dynamic one with the tail filled.
+	 * Without a tail both are dynamic: dynref times only the second.
+	 */
 	for (p = 0; p < 2; p++) {
 		struct bpf_map *m = p ? skel->maps.dyn_map : skel->maps.inline_map;
-		int fd = p ? sk_map_create_dynamic(sizeof(__u64)) :
-			     sk_map_create(sizeof(__u64), 0);
+		int fd = p && !cfg.dynref ? sk_map_create_dynamic(sizeof(__u64)) :
+			 sk_map_create(sizeof(__u64), 0);
 
 		if (fd < 0 || bpf_map__reuse_fd(m, fd))
 			die("sk storage map for %s: %s", bpf_map__name(m),
@@ -1090,8 +1234,10 @@ static void step(long n, struct step_result *res)
 	}
 	if (sk_bench__load(skel))
 		die("load the BPF object: %s", strerror(errno));
-	expect_storage(bpf_map__fd(skel->maps.inline_map), "inline", "inline");
-	expect_storage(bpf_map__fd(skel->maps.dyn_map), "dynamic", "dynamic");
+	if (!cfg.dynref)
+		expect_storage(bpf_map__fd(skel->maps.inline_map), "inline", "inline");
+	if (!unpatched)
+		expect_storage(bpf_map__fd(skel->maps.dyn_map), "dynamic", "dynamic");
 	links[0] = bpf_program__attach_iter(skel->progs.walk_udp, NULL);
 	links[1] = bpf_program__attach_iter(skel->progs.walk_tcp, NULL);
 	fl[0] = bpf_program__attach(skel->progs.free_enter);
@@ -1119,7 +1265,7 @@ static void step(long n, struct step_result *res)
 				memory_one(skel, &s, value_sizes[i], p, &res->mem[i][p]);
 	}
 
-	if (cfg.lookup) {
+	if (cfg.lookup || cfg.dynref) {
 		progress("N=%ld: values", n);
 		values_fill(skel, &s);
 		fillers_close(&s);
@@ -1143,7 +1289,7 @@ static void step(long n, struct step_result *res)
 	       s.n_tcp < n ? ", fewer TCP: --tcp" : "");
 	printf("spread: %d filler socket(s) per socket on average, allocated in between and closed before the passes\n",
 	       cfg.spread);
-	if (cfg.lookup) {
+	if (cfg.lookup || cfg.dynref) {
 		printf("\nns per lookup, min and median of %d passes, less the same for a visit-only pass\n"
 		       "(\"visit only\" rows: what was subtracted); x raw, x dyn: ratios of medians.\n"
 		       "cold: every socket once per pass; hot: one socket %ld times in bpf_loop().\n"
@@ -1222,7 +1368,43 @@ static void summary(struct step_result *r, int nr)
 			       r[i].mem[0][0].fr.done_ms, r[i].mem[0][0].fr.work_ms,
 			       r[i].mem[0][1].fr.done_ms, r[i].mem[0][1].fr.work_ms);
 	}
+	if (cfg.dynref) {
+		printf("\n== dynamic lookups, %s: median ns per lookup (timed), ratio of medians (of minimums)\n",
+		       unpatched ? "kernel without the series" : "this kernel");
+		printf("%-4s %7s %-4s %7s %7s | %15s\n", "walk", "N", "sock", "raw",
+		       "dynamic", "dynamic/raw");
+		for (w = 0; w < 2; w++)
+			for (i = 0; i < nr; i++)
+				for (p = 0; p < 2; p++) {
+					const struct walk_result *x = w ? &r[i].hot[p] : &r[i].cold[p];
+
+					if (!(p ? r[i].n_tcp : r[i].n_udp))
+						continue;
+					ratio2(a, sizeof(a), x->med, x->min, BENCH_DYNAMIC, BENCH_RAW);
+					printf("%-4s %7ld %-4s %7.1f %7.1f | %15s\n",
+					       w ? "hot" : "cold", r[i].n, proto_name[p],
+					       x->med[BENCH_RAW], x->med[BENCH_DYNAMIC], a);
+				}
+	}
 	if (!cfg.data)
+		return;
+	/*
+	 * What tools/bench-dynref compares between boots: the walk alone
+	 * (the same iterator code in every kernel, the boot's speed), then
+	 * what sk_mark and a dynamic lookup add to it.
+	 */
+	for (w = 0; w < 2 && cfg.dynref; w++)
+		for (i = 0; i < nr; i++) {
+			printf("data: dynref %s %ld", w ? "hot" : "cold", r[i].n);
+			for (p = 0; p < 2; p++) {
+				const double *m = w ? r[i].hot[p].med : r[i].cold[p].med;
+
+				printf(" %.2f %.2f %.2f", m[BENCH_VISIT], m[BENCH_RAW],
+				       m[BENCH_DYNAMIC]);
+			}
+			printf("\n");
+		}
+	if (!cfg.lookup)
 		return;
 	/* One line per N and walk, medians, for gnuplot. */
 	printf("\ndata: # walk N udp_raw udp_inline udp_dynamic udp_hash tcp_raw tcp_inline tcp_dynamic tcp_hash free_dynamic_ms free_inline_ms\n");
@@ -1265,7 +1447,10 @@ static void parse_only(const char *arg)
 	cfg.lookup = strstr(arg, "lookup");
 	cfg.memory = strstr(arg, "memory");
 	cfg.create = strstr(arg, "create");
-	if (!cfg.lookup && !cfg.memory && !cfg.create) {
+	cfg.dynref = strstr(arg, "dynref");
+	cfg.reg = strstr(arg, "registered");
+	if ((!cfg.lookup && !cfg.memory && !cfg.create && !cfg.dynref && !cfg.reg) ||
+	    (cfg.dynref && (cfg.lookup || cfg.memory))) {
 		fprintf(stderr, "sk-bench: bad --only '%s'\n", arg);
 		exit(2);
 	}
@@ -1273,7 +1458,7 @@ static void parse_only(const char *arg)
 
 enum {
 	OPT_TCP = 256, OPT_HOT, OPT_SPREAD, OPT_ONLY, OPT_CITERS, OPT_CREF,
-	OPT_DATA, OPT_SEED, OPT_CACHESIM,
+	OPT_DATA, OPT_SEED, OPT_CACHESIM, OPT_REGISTERED,
 };
 
 int main(int argc, char **argv)
@@ -1290,13 +1475,14 @@ int main(int argc, char **argv)
 		{ "data", no_argument, NULL, OPT_DATA },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "cachesim", no_argument, NULL, OPT_CACHESIM },
+		{ "registered", required_argument, NULL, OPT_REGISTERED },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	struct step_result *res;
 	int opt, i;
 
-	cfg.lookup = cfg.memory = cfg.create = true;
+	cfg.lookup = cfg.memory = cfg.create = cfg.reg = true;
 	cfg.steps[0] = 100000;
 	cfg.nr_steps = 1;
 	while ((opt = getopt_long(argc, argv, "n:p:h", longopts, NULL)) != -1) {
@@ -1331,6 +1517,9 @@ int main(int argc, char **argv)
 		case OPT_CACHESIM:
 			cfg.cachesim = true;
 			break;
+		case OPT_REGISTERED:
+			cfg.registered = atol(optarg);
+			break;
 		case OPT_SEED:
 			cfg.seed = strtoull(optarg, NULL, 0);
 			break;
@@ -1344,8 +1533,9 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc || cfg.passes < 1 || cfg.passes > MAX_PASSES ||
 	    cfg.hot_iters < 1 || cfg.hot_iters > 1 << 23 || cfg.spread < 0 ||
-	    cfg.spread > 8 || cfg.create_iters < 4 || cfg.tcp_max < -1) {
-		fprintf(stderr, "sk-bench: bad arguments (passes 1..%d, hot-iters 1..%d, spread 0..8)\n",
+	    cfg.spread > 8 || cfg.create_iters < 4 || cfg.tcp_max < -1 ||
+	    cfg.registered < 1 || cfg.registered > 1000000) {
+		fprintf(stderr, "sk-bench: bad arguments (passes 1..%d, hot-iters 1..%d, spread 0..8, registered 1..1000000)\n",
 			MAX_PASSES, 1 << 23);
 		usage(stderr);
 		return 2;
@@ -1354,8 +1544,11 @@ int main(int argc, char **argv)
 	start_ns = now_ns();
 	cachesim_pin();
 	tail_bytes = cg_read_long(TAIL_SYSCTL);
-	if (tail_bytes < 0)
-		die("%s: not the patched kernel", TAIL_SYSCTL);
+	if (tail_bytes < 0 && (cfg.lookup || cfg.memory))
+		die("%s: not the patched kernel (--only create,dynref runs there)", TAIL_SYSCTL);
+	unpatched = tail_bytes < 0;
+	if (unpatched)
+		tail_bytes = 0;
 	if ((cfg.lookup || cfg.memory) && !tail_bytes)
 		die("the inline tail is off: boot with bpf_sk_inline_bytes=128, or use --only create");
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
@@ -1364,16 +1557,18 @@ int main(int argc, char **argv)
 	have_memcg = !cg_write(CG_ROOT "/cgroup.subtree_control", "+memory") &&
 		     (!mkdir(CG_BENCH, 0755) || errno == EEXIST) && !cg_enter(CG_BENCH);
 
-	printf("inline sk storage benchmark: tail %ld bytes, %ld CPUs, UDP object %ld B, TCP object %ld B\n",
-	       tail_bytes, sysconf(_SC_NPROCESSORS_ONLN), slab_object_size("UDP"),
+	printf("inline sk storage benchmark: %s %ld bytes, %ld CPUs, UDP object %ld B, TCP object %ld B\n",
+	       unpatched ? "kernel without the series, tail" : "tail", tail_bytes, sysconf(_SC_NPROCESSORS_ONLN), slab_object_size("UDP"),
 	       slab_object_size("TCP"));
 	if (cfg.create)
 		create_section();
+	if (cfg.reg)
+		registered_section();
 
 	res = calloc(cfg.nr_steps, sizeof(*res));
 	if (!res)
 		die("out of memory");
-	if (cfg.lookup || cfg.memory) {
+	if (cfg.lookup || cfg.memory || cfg.dynref) {
 		for (i = 0; i < cfg.nr_steps; i++)
 			step(cfg.steps[i], &res[i]);
 		summary(res, cfg.nr_steps);
