@@ -173,6 +173,65 @@ int count_values(struct bpf_iter__bpf_sk_storage_map *ctx)
 	return 0;
 }
 
+/*
+ * Time spent in the registry's functions, each call from entry to exit:
+ * user space picks the functions (SK_BENCH_TIMED of them) before loading.
+ * Their sections with interrupts off lie within.
+ */
+__u64 timed_max_ns[SK_BENCH_TIMED], timed_total_ns[SK_BENCH_TIMED];
+__u64 timed_calls[SK_BENCH_TIMED];
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SK_BENCH_TIMED);
+	__type(key, __u32);
+	__type(value, __u64);
+} timed_start SEC(".maps");
+
+static __always_inline void timed_enter(__u32 i)
+{
+	__u32 key = i;
+	__u64 *t = bpf_map_lookup_elem(&timed_start, &key);
+
+	if (t)
+		*t = bpf_ktime_get_ns();
+}
+
+/* @i is a constant: the arrays are indexed without a bounds check. */
+static __always_inline void timed_exit(__u32 i)
+{
+	__u32 key = i;
+	__u64 *t = bpf_map_lookup_elem(&timed_start, &key), d;
+
+	if (!t || !*t)
+		return;
+	d = bpf_ktime_get_ns() - *t;
+	*t = 0;
+	if (d > timed_max_ns[i])
+		timed_max_ns[i] = d;
+	__sync_fetch_and_add(&timed_total_ns[i], d);
+	__sync_fetch_and_add(&timed_calls[i], 1);
+}
+
+#define TIMED(i)					\
+SEC("fentry")						\
+int BPF_PROG(timed##i##_enter)				\
+{							\
+	timed_enter(i);					\
+	return 0;					\
+}							\
+							\
+SEC("fexit")						\
+int BPF_PROG(timed##i##_exit)				\
+{							\
+	timed_exit(i);					\
+	return 0;					\
+}
+
+TIMED(0)
+TIMED(1)
+TIMED(2)
+
 SEC("fentry/bpf_sk_storage_map_free")
 int BPF_PROG(free_enter, struct bpf_map *map)
 {

@@ -1095,6 +1095,104 @@ static double map_iter_pass(struct sk_bench *skel, struct bpf_link *link, __u64 
 	return t;
 }
 
+/* The registry's functions, timed from entry to exit beside the values. */
+static const char *const timed_fn[SK_BENCH_TIMED] = {
+	"bpf_sk_inline_link", "__bpf_sk_inline_unlink", "bpf_sk_inline_iter_next",
+};
+
+static bool kernel_has(const char *fn)
+{
+	static int has[SK_BENCH_TIMED];		/* 0 unknown, 1 yes, -1 no */
+	char line[256], sym[128];
+	int i, k = -1;
+	FILE *f;
+
+	for (i = 0; i < SK_BENCH_TIMED; i++)
+		if (!strcmp(fn, timed_fn[i]))
+			k = i;
+	if (k < 0 || has[k])
+		return k >= 0 && has[k] > 0;
+	has[k] = -1;
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %*s %127s", sym) == 1 && !strcmp(sym, fn)) {
+			has[k] = 1;
+			break;
+		}
+	fclose(f);
+	return has[k] > 0;
+}
+
+static struct bpf_program *timed_prog(struct sk_bench *skel, int i, bool exit)
+{
+	struct bpf_program *p[SK_BENCH_TIMED][2] = {
+		{ skel->progs.timed0_enter, skel->progs.timed0_exit },
+		{ skel->progs.timed1_enter, skel->progs.timed1_exit },
+		{ skel->progs.timed2_enter, skel->progs.timed2_exit },
+	};
+
+	return p[i][exit];
+}
+
+/* Before loading: the timers' targets, or none where @on is false or absent. */
+static void timed_setup(struct sk_bench *skel, bool on)
+{
+	int i, j;
+
+	for (i = 0; i < SK_BENCH_TIMED; i++)
+		for (j = 0; j < 2; j++)
+			if (on && kernel_has(timed_fn[i]))
+				bpf_program__set_attach_target(timed_prog(skel, i, j), 0,
+							       timed_fn[i]);
+			else
+				bpf_program__set_autoload(timed_prog(skel, i, j), false);
+}
+
+/*
+ * One more round of a value's create+close and the map walk with the
+ * timers attached (not in the rounds above: trampolines cost time).
+ */
+static void timed_round(struct sk_bench *skel, struct bpf_link *iter, int lfd, int map)
+{
+	struct bpf_link *l[SK_BENCH_TIMED][2] = {};
+	struct sk_bench__bss *b = skel->bss;
+	int i, j;
+
+	for (i = 0; i < SK_BENCH_TIMED; i++)
+		for (j = 0; j < 2 && bpf_program__autoload(timed_prog(skel, i, j)); j++) {
+			l[i][j] = bpf_program__attach(timed_prog(skel, i, j));
+			if (!l[i][j])
+				die("attach a timer to %s: %s", timed_fn[i], strerror(errno));
+		}
+	memset(b->timed_max_ns, 0, sizeof(b->timed_max_ns));
+	memset(b->timed_total_ns, 0, sizeof(b->timed_total_ns));
+	memset(b->timed_calls, 0, sizeof(b->timed_calls));
+	create_close(CR_UDP_INLINE, lfd, map);
+	map_iter_pass(skel, iter, 3);
+	for (i = 0; i < SK_BENCH_TIMED; i++)
+		for (j = 0; j < 2; j++)
+			bpf_link__destroy(l[i][j]);
+	printf("\nthe registry's functions in a round of %ld values' create+close and a walk,\n"
+	       "entry to exit (the sections with interrupts off lie within)\n",
+	       cfg.create_iters);
+	printf("%-28s %10s %10s %10s\n", "", "calls", "longest ns", "mean ns");
+	for (i = 0; i < SK_BENCH_TIMED; i++) {
+		if (!l[i][0]) {
+			printf("%-28s %10s\n", timed_fn[i], "-");
+			continue;
+		}
+		printf("%-28s %10llu %10llu %10.0f\n", timed_fn[i],
+		       (unsigned long long)b->timed_calls[i],
+		       (unsigned long long)b->timed_max_ns[i],
+		       b->timed_calls[i] ? (double)b->timed_total_ns[i] / b->timed_calls[i] : 0);
+		printf("data: timed %s %llu %llu\n", timed_fn[i],
+		       (unsigned long long)b->timed_calls[i],
+		       (unsigned long long)b->timed_max_ns[i]);
+	}
+}
+
 /* The minimum of each kind over rounds of every kind in turn. */
 static void registered_rounds(double ns[NR_REG], int lfd, int map,
 			      struct sk_bench *skel, struct bpf_link *link)
@@ -1138,8 +1236,11 @@ static void registered_section(void)
 		expect_storage(few, "inline", "inline");
 		expect_storage(many, "inline", "inline");
 	}
-	skel = sk_bench__open_and_load();
+	skel = sk_bench__open();
 	if (!skel)
+		die("open the BPF object: %s", strerror(errno));
+	timed_setup(skel, true);
+	if (sk_bench__load(skel))
 		die("load the BPF object: %s", strerror(errno));
 	linfo.map.map_fd = few;
 	opts.link_info = &linfo;
@@ -1177,6 +1278,7 @@ static void registered_section(void)
 		       reg[k] / none[k], (reg[k] / reg[RG_PIPE]) / (none[k] / none[RG_PIPE]));
 	for (k = 0; k < NR_REG; k++)
 		printf("data: registered %s %.0f %.0f\n", reg_name[k], none[k], reg[k]);
+	timed_round(skel, link, lfd, few);
 
 	for (i = 0; i < cfg.registered; i++)
 		close(fds[i]);
@@ -1217,6 +1319,7 @@ static void step(long n, struct step_result *res)
 	skel = sk_bench__open();
 	if (!skel)
 		die("open the BPF object: %s", strerror(errno));
+	timed_setup(skel, false);
 	bpf_map__set_max_entries(skel->maps.cookie_map, n + n_tcp + 1);
 	/*
 	 * The inline map first, then the dynamic one with the tail filled.

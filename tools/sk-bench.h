@@ -16,4 +16,7 @@ enum bench_mode {
 	NR_BENCH_MODES
 };
 
+/* Kernel functions sk-bench can time, entry to exit. */
+#define SK_BENCH_TIMED		3
+
 #endif /* SK_BENCH_H */
