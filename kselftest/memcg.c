@@ -59,24 +59,6 @@ static bool tail_on(void)
 	return cg_read_long("/proc/sys/net/core/bpf_sk_inline_bytes") > 0;
 }
 
-/* The map's sk_inline_charge fdinfo line ("socket", "owner"), or "". */
-static const char *map_charge(int map)
-{
-	static char charge[16];
-	char path[64], line[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map);
-	charge[0] = 0;
-	f = fopen(path, "r");
-	if (!f)
-		return charge;
-	while (fgets(line, sizeof(line), f))
-		sscanf(line, "sk_inline_charge: %15s", charge);
-	fclose(f);
-	return charge;
-}
-
 /* The map's sk_inline_charged fdinfo line in bytes, or -1 without one. */
 static long map_charged(int map)
 {
@@ -107,27 +89,6 @@ static long map_charged(int map)
 			SKIP(return, "tail 0: sk storage maps are all dynamic"); \
 		}							\
 	} while (0)
-
-/*
- * memory.current of @cg once two readings 300 ms apart agree. Draining
- * the stocks of other CPUs is only scheduled, and entering the agent
- * cgroup charges it for dentries and inodes that reclaim and RCU free
- * later: a single reading can be pages off either way.
- */
-static long stable_current(const char *cg)
-{
-	long prev = cg_current(cg), cur = prev;
-	int i;
-
-	for (i = 0; i < 20; i++) {
-		usleep(300000);
-		cur = cg_current(cg);
-		if (cur == prev)
-			break;
-		prev = cur;
-	}
-	return cur;
-}
 
 /*
  * Store and delete a value in every socket once, so that what creating

@@ -203,6 +203,27 @@ static inline long settle_to(const char *cg, long target, long tol)
 	return cur;
 }
 
+/*
+ * memory.current of @cg once two readings 300 ms apart agree. Draining
+ * the stocks of other CPUs is only scheduled, and entering the agent
+ * cgroup charges it for dentries and inodes that reclaim and RCU free
+ * later: a single reading can be pages off either way.
+ */
+static inline long stable_current(const char *cg)
+{
+	long prev = cg_current(cg), cur = prev;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		usleep(300000);
+		cur = cg_current(cg);
+		if (cur == prev)
+			break;
+		prev = cur;
+	}
+	return cur;
+}
+
 static inline int sk_map_create(unsigned int value_size, __u32 flags)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts);
@@ -291,6 +312,24 @@ static inline const char *map_storage(int map)
 		sscanf(line, "sk_storage: %15s", storage);
 	fclose(f);
 	return storage;
+}
+
+/* The map's sk_inline_charge fdinfo line ("socket", "owner"), or "". */
+static inline const char *map_charge(int map)
+{
+	static char charge[16];
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map);
+	charge[0] = 0;
+	f = fopen(path, "r");
+	if (!f)
+		return charge;
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "sk_inline_charge: %15s", charge);
+	fclose(f);
+	return charge;
 }
 
 /* The map's slot size from its fdinfo; 0 if it has none. */

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_sk_storage_get(F_CREATE) from an LSM hook, sleepable (lsm.s) or not
+ * (lsm): getsockopt() at level SOL_SK_STORAGE_TEST creates the calling
+ * socket's value. The verifier gives the helper GFP_KERNEL in the first
+ * and GFP_ATOMIC in the second; "created" says whether the last call
+ * returned a value.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "sk_storage_test.h"
+
+char _license[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct val16);
+} owner_map SEC(".maps");
+
+struct sock;
+
+struct socket {
+	struct sock *sk;
+} __attribute__((preserve_access_index));
+
+int created = -1;
+
+static __always_inline int create(struct socket *sock, int level)
+{
+	struct val16 *v;
+
+	if (level != SOL_SK_STORAGE_TEST || !sock->sk)
+		return 0;
+	v = bpf_sk_storage_get(&owner_map, sock->sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	created = !!v;
+	return 0;
+}
+
+SEC("lsm.s/socket_getsockopt")
+int BPF_PROG(create_sleepable, struct socket *sock, int level, int optname)
+{
+	return create(sock, level);
+}
+
+SEC("lsm/socket_getsockopt")
+int BPF_PROG(create_atomic, struct socket *sock, int level, int optname)
+{
+	return create(sock, level);
+}
