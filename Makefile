@@ -48,7 +48,8 @@ help:
 	@echo "checkpatch  scripts/checkpatch.pl --strict on every patch"
 	@echo "bisect-build build the kernel at every commit of the series"
 	@echo "build-matrix compile net/core and kernel/bpf for i386, arm64, MEMCG=n,"
-	@echo "             BPF_SYSCALL=n, CGROUPS=n, INET=n (MATRIX_EACH=1: every commit)"
+	@echo "             BPF_SYSCALL=n, CGROUPS=n, INET=n (MATRIX_EACH=1: every commit,"
+	@echo "             the files it changed; MATRIX_FULL=1 too: the folders)"
 	@echo "kernel-pristine  the same kernel without the series (for bench)"
 	@echo "check-debug  run the kselftests on a KASAN/lockdep/kmemleak kernel"
 	@echo "memcg       compare memcg charges of dynamic and inline sk storage"
@@ -286,7 +287,8 @@ distclean:
 
 # Configurations a build bot tries, at HEAD (MATRIX_EACH=1: every commit).
 build-matrix: tree
-	@vm/build-matrix $(if $(MATRIX_EACH),--each-commit) $(TREE) $(BUILD)/matrix
+	@vm/build-matrix $(if $(MATRIX_EACH),--each-commit) $(if $(MATRIX_FULL),--full) \
+		$(TREE) $(BUILD)/matrix
 
 # ---- Simulated caches under TCG: tools/cachesim ----
 # A QEMU TCG plugin that runs every guest data access through a per-vCPU
