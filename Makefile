@@ -43,6 +43,9 @@ help:
 	@echo "selftests   build and install the kselftest target into $(KSFT_INSTALL)"
 	@echo "rootfs      build the guest initramfs $(ROOTFS)"
 	@echo "check       everything above, then run the kselftests under each boot"
+	@echo "            and the tree's BPF selftests for sk storage under two of them"
+	@echo "upstream-selftests  build those selftests into $(BPFST) (clang-19)"
+	@echo "check-upstream      run only those selftests, in the boots check runs them in"
 	@echo "demo        boot with $(DEMO_APPEND) and show the sysctl and caches"
 	@echo "patches     regenerate the patch files from the commits in $(TREE)"
 	@echo "checkpatch  scripts/checkpatch.pl --strict on every patch"
@@ -130,14 +133,16 @@ rootfs: selftests $(GUEST_TOOLS)
 	@vm/mkroot --kselftest $(KSFT_INSTALL) --tools tools --tools $(BUILD)/tools \
 		--bin /usr/sbin/bpftool --out $(ROOTFS)
 
-# The cache simulator's self-test first; its results join the total.
-check: kernel rootfs cachesim
+# The cache simulator's self-test first, then the tree's BPF selftests
+# for sk storage (vm/bpf-selftests); their results join the total.
+check: kernel rootfs cachesim upstream-selftests
 	@tools/cachesim/selftest --plugin $(CACHESIM_SO) --guest $(CACHESIM_GUEST) \
 		--kernel $(BUILD)/bzImage --initramfs $(CACHESIM_ROOT) --logs $(BUILD)/logs \
 		--result $(BUILD)/logs/cachesim-selftest.result || true
+	@$(BPFST_RUN) || true
 	@vm/check-boots --kernel $(BUILD)/bzImage --initramfs $(ROOTFS) \
 		--logs $(BUILD)/logs --results cachesim:$(BUILD)/logs/cachesim-selftest.result \
-		$(CHECK_BOOTS)
+		--results bpf-selftests:$(BPFST_RESULT) $(CHECK_BOOTS)
 
 # The debug kernel: KASAN, lockdep, PROVE_RCU, atomic-sleep checks,
 # kmemleak and SLUB debugging, in its own object folder.
@@ -349,3 +354,76 @@ bench-misses: kernel $(BENCH)/initramfs.cpio $(CACHESIM_SO)
 	   echo; cat $(MISSES)/profile-hash.txt; echo '```'; } > doc/bench-misses.md
 	@echo "bench-misses: $(MISSES)/table.txt, profiles in $(MISSES)/profile-*.txt," \
 		"doc/bench-misses.png and doc/bench-misses.md ($$(cat $(MISSES)/seconds)s in the guest)"
+
+# ---- The kernel tree's own BPF selftests that touch sk storage ----
+# vm/bpf-selftests finds them in the tree (the tests of
+# tools/testing/selftests/bpf whose programs use an sk storage map or
+# helper, and test_maps' sk_storage_map case) and writes a makefile that
+# has upstream's build only those, and what they need, into $(BPFST)
+# (OUTPUT=), with Debian's clang-19 and the tree's libbpf and bpftool:
+# upstream's files are left as they are. bpf_testmod.ko is built out of
+# the tree against $(OBJ). Their guest root is $(ROOTFS) with
+# /bpf-selftests and Debian's ip, rm, dash (a shell that runs programs
+# from PATH, not busybox applets) and libgcc_s (pthread_exit()) on top;
+# vm/bpf-selftests-guest runs them there. "make check" runs them in each
+# boot of BPFST_BOOTS; vm/bpf-selftests.deny names those not run in a
+# boot, and why.
+BPFST		:= $(BUILD)/bpf-selftests
+BPFST_SRC	:= $(TREE)/tools/testing/selftests/bpf
+BPFST_LLVM	?= CLANG=clang-19 LLC=llc-19 LLVM_STRIP=llvm-strip-19
+BPFST_BOOTS	?= off:: tail128:bpf_sk_inline_bytes=128
+BPFST_DENY	:= vm/bpf-selftests.deny
+BPFST_ROOT	:= $(BPFST)/initramfs.cpio
+BPFST_RESULT	:= $(BUILD)/logs/bpf-selftests.result
+BPFST_RUN	= rm -f $(BPFST_RESULT); vm/bpf-selftests run --kernel $(BUILD)/bzImage \
+		  --initramfs $(BPFST_ROOT) --logs $(BUILD)/logs --deny $(BPFST_DENY) \
+		  --result $(BPFST_RESULT) $(BPFST_BOOTS)
+BPFST_MAKE	= $(MAKE) -s -C $(BPFST_SRC) -f $(abspath $(BPFST))/upstream.mk \
+		  OUTPUT=$(abspath $(BPFST)) $(BPFST_LLVM) feature-llvm=0 \
+		  VMLINUX_BTF=$(abspath $(OBJ))/vmlinux
+BPFST_INC	:= -I$(BPFST_SRC) -I$(BPFST)/tools/include -I$(TREE)/tools/lib \
+		   -I$(TREE)/tools/include -I$(TREE)/tools/arch/x86/include \
+		   -I$(TREE)/tools/include/uapi
+
+.PHONY: upstream-selftests check-upstream
+
+# test_progs: upstream's make knows what changed (the kernel's BTF
+# included); the rest are rules of ours.
+upstream-selftests: kernel rootfs
+	@mkdir -p $(BPFST)
+	@vm/bpf-selftests prepare $(BPFST_SRC) $(BPFST)
+	@set -o pipefail; $(BPFST_MAKE) $(abspath $(BPFST))/test_progs 2>&1 | \
+		{ grep -v -e 'warning: overriding recipe' -e 'warning: ignoring old recipe' || true; }
+	@$(MAKE) -s $(BPFST_ROOT)
+
+$(BPFST)/test_maps_sk_storage: vm/bpf-selftests-maps.c $(BPFST_SRC)/map_tests/sk_storage_map.c \
+		$(BPFST_SRC)/test_maps.h $(BPFST)/test_progs
+	$(CC) -g -O2 -Wall $(BPFST_INC) -o $@ $(filter %.c,$^) \
+		$(BPFST)/tools/build/libbpf/libbpf.a -lelf -lz -lpthread
+
+# Out of the tree: its sources are copied, kbuild writes next to them.
+$(BPFST)/bpf_testmod.ko: $(wildcard $(BPFST_SRC)/bpf_testmod/*.[ch]) $(OBJ)/vmlinux
+	@mkdir -p $(BPFST)/bpf_testmod
+	@rsync -a --include='*.[ch]' --include=Makefile --exclude='*' \
+		$(BPFST_SRC)/bpf_testmod/ $(BPFST)/bpf_testmod/
+	$(KMAKE) -s M=$(abspath $(BPFST))/bpf_testmod modules
+	@cp $(BPFST)/bpf_testmod/bpf_testmod.ko $@
+
+$(BPFST_ROOT): $(ROOTFS) $(BPFST)/test_progs $(BPFST)/test_maps_sk_storage \
+		$(BPFST)/bpf_testmod.ko $(BPFST)/tests.txt $(BPFST)/objs.txt \
+		vm/bpf-selftests-guest vm/mkroot
+	@rm -rf $(BPFST)/guest && mkdir -p $(BPFST)/guest
+	@strip --strip-debug -o $(BPFST)/guest/test_progs $(BPFST)/test_progs
+	@cp $(BPFST)/test_maps_sk_storage $(BPFST)/bpf_testmod.ko $(BPFST)/tests.txt \
+		$(BPFST)/guest/
+	@sed 's|^|$(BPFST)/|' $(BPFST)/objs.txt | xargs -r cp -t $(BPFST)/guest/
+	@cp vm/bpf-selftests-guest $(BPFST)/guest/run
+	@vm/mkroot --tree $(BPFST)/guest:/bpf-selftests --bin /bin/ip --bin /bin/rm \
+		--bin /bin/dash --lib /lib/x86_64-linux-gnu/libgcc_s.so.1 \
+		--out $(BPFST)/guest.cpio
+	@cat $(ROOTFS) $(BPFST)/guest.cpio > $@.tmp && mv $@.tmp $@
+	@echo "upstream-selftests: $@ ($$(wc -l < $(BPFST)/tests.txt) tests)"
+
+check-upstream: kernel upstream-selftests
+	@$(BPFST_RUN)
+# ---- end of the kernel tree's BPF selftests ----
