@@ -22,13 +22,15 @@ PATCHES		:= $(filter-out 0000-%,$(SERIES))
 KMAKE		:= $(MAKE) -C $(TREE) O=$(abspath $(OBJ)) ARCH=x86_64 -j$(JOBS)
 
 # Boot configurations "make check" runs the whole kselftest target under:
-# feature off, a valid tail, an unaligned tail and invalid values.
+# feature off, a valid tail, an unaligned tail, a tail for TCP and UDP
+# only (and a name no protocol has), and invalid values.
 CHECK_BOOTS	?= off:: \
 		   tail128:bpf_sk_inline_bytes=128 \
 		   unaligned100:bpf_sk_inline_bytes=100 \
 		   tail1024:bpf_sk_inline_bytes=1024 \
+		   'protos:bpf_sk_inline_bytes=128 bpf_sk_inline_protos=TCP,UDP,TCPv6,UDPv6,NOSUCH' \
 		   toolarge:bpf_sk_inline_bytes=4096 \
-		   'notanumber:bpf_sk_inline_bytes=12abc sysctl.net.core.bpf_sk_inline_bytes=128' \
+		   'notanumber:bpf_sk_inline_bytes=12abc sysctl.net.core.bpf_sk_inline_bytes=128 bpf_sk_inline_protos=' \
 		   negative:bpf_sk_inline_bytes=-8
 DEMO_APPEND	?= bpf_sk_inline_bytes=128
 

@@ -30,11 +30,13 @@ int created = -1;
 
 static __always_inline int create(struct socket *sock, int level)
 {
+	struct sock *sk = sock->sk;
 	struct val16 *v;
 
-	if (level != SOL_SK_STORAGE_TEST || !sock->sk)
+	/* Checked as loaded: the verifier tracks this load, not a second one. */
+	if (level != SOL_SK_STORAGE_TEST || !sk)
 		return 0;
-	v = bpf_sk_storage_get(&owner_map, sock->sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	v = bpf_sk_storage_get(&owner_map, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	created = !!v;
 	return 0;
 }

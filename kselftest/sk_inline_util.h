@@ -10,11 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/klog.h>
 #include <linux/types.h>
 
 #define INLINE_BYTES_SYSCTL	"/proc/sys/net/core/bpf_sk_inline_bytes"
 #define INLINE_BYTES_BOOT_ARG	"bpf_sk_inline_bytes="
+#define INLINE_PROTOS_SYSCTL	"/proc/sys/net/core/bpf_sk_inline_protos"
+#define INLINE_PROTOS_BOOT_ARG	"bpf_sk_inline_protos="
 #define INLINE_MAX_BYTES	1024
+#define SYSLOG_ACTION_READ_ALL		3
+#define SYSLOG_ACTION_SIZE_BUFFER	10
 #define INLINE_ALIGN		8
 /* In front of the tail: the socket's link for the map iterator. */
 #define INLINE_LINK_BYTES	24
@@ -67,28 +72,35 @@ static inline int write_file(const char *path, const char *val)
 }
 
 /*
- * The boot argument as given on this boot's command line, or NULL.
- * The last occurrence wins, as for any kernel parameter.
+ * The value of boot argument @key ("name=") on this boot's command line,
+ * in @val, or NULL. The last occurrence wins, as for any kernel parameter.
  */
-static inline const char *inline_bytes_boot_arg(void)
+static inline const char *boot_arg(const char *key, char *val, size_t len)
 {
-	static char cmdline[4096], val[64];
+	static char cmdline[4096];
 	const char *p, *last = NULL;
 	size_t n;
 
 	if (read_file("/proc/cmdline", cmdline, sizeof(cmdline)) < 0)
 		return NULL;
-	for (p = cmdline; (p = strstr(p, INLINE_BYTES_BOOT_ARG)); p++)
+	for (p = cmdline; (p = strstr(p, key)); p++)
 		if (p == cmdline || p[-1] == ' ')
-			last = p + strlen(INLINE_BYTES_BOOT_ARG);
+			last = p + strlen(key);
 	if (!last)
 		return NULL;
 	n = strcspn(last, " \n");
-	if (n >= sizeof(val))
-		n = sizeof(val) - 1;
+	if (n >= len)
+		n = len - 1;
 	memcpy(val, last, n);
 	val[n] = '\0';
 	return val;
+}
+
+static inline const char *inline_bytes_boot_arg(void)
+{
+	static char val[64];
+
+	return boot_arg(INLINE_BYTES_BOOT_ARG, val, sizeof(val));
 }
 
 /* Is the boot argument a valid tail size, as documented? */
@@ -115,6 +127,60 @@ static inline unsigned int expected_inline_bytes(void)
 	if (!inline_bytes_valid(inline_bytes_boot_arg(), &bytes))
 		return 0;
 	return align_up(bytes, INLINE_ALIGN);
+}
+
+/* Count kernel log lines that contain both needles (needle2 may be NULL). */
+static inline int count_log_lines(const char *needle1, const char *needle2)
+{
+	int size = klogctl(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0);
+	char *buf, *line, *save;
+	int n, count = 0;
+
+	if (size <= 0)
+		return -1;
+	buf = calloc(1, size + 1);
+	if (!buf)
+		return -1;
+	n = klogctl(SYSLOG_ACTION_READ_ALL, buf, size);
+	if (n < 0) {
+		free(buf);
+		return -1;
+	}
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, needle1) && (!needle2 || strstr(line, needle2)))
+			count++;
+	free(buf);
+	return count;
+}
+
+/*
+ * The protocol list this boot should show: the argument if it is valid (1
+ * to 255 characters), else the default, "all".
+ */
+static inline const char *expected_inline_protos(void)
+{
+	static char val[512];
+	const char *arg = boot_arg(INLINE_PROTOS_BOOT_ARG, val, sizeof(val));
+
+	return arg && *arg && strlen(arg) < 256 ? arg : "all";
+}
+
+/* Whether sockets of the protocol /proc/net/protocols calls @name have a tail. */
+static inline bool proto_has_tail(const char *name)
+{
+	const char *p = expected_inline_protos();
+	size_t n;
+
+	if (!expected_inline_bytes())
+		return false;
+	if (!strcmp(p, "all"))
+		return true;
+	for (; *p; p += n + !!p[n]) {
+		n = strcspn(p, ",");
+		if (n == strlen(name) && !strncmp(p, name, n))
+			return true;
+	}
+	return false;
 }
 
 /*

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where an sk storage map keeps each value: for every value it visits, an
+ * iter/bpf_sk_storage_map program prints the socket's cookie and the
+ * value's offset from the socket, which is the slot's place in the tail
+ * for an inline value and unrelated for an element of the dynamic storage.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+char _license[] SEC("license") = "GPL";
+
+struct seq_file;
+
+struct bpf_iter_meta {
+	struct seq_file *seq;
+	__u64 session_id;
+	__u64 seq_num;
+};
+
+/* The context of iter/bpf_sk_storage_map programs, as the kernel has it. */
+struct bpf_iter__bpf_sk_storage_map {
+	struct bpf_iter_meta *meta;
+	struct bpf_map *map;
+	void *sk;
+	void *value;
+};
+
+SEC("iter/bpf_sk_storage_map")
+int print_offsets(struct bpf_iter__bpf_sk_storage_map *ctx)
+{
+	void *sk = ctx->sk, *value = ctx->value;
+
+	if (!sk || !value)
+		return 0;
+	/* Root may subtract pointers: the difference is a plain number. */
+	BPF_SEQ_PRINTF(ctx->meta->seq, "%llu %lld\n", bpf_get_socket_cookie(sk),
+		       (long long)(value - sk));
+	return 0;
+}
