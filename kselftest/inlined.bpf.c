@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One bpf_sk_storage_get() per program, in the shapes the verifier inlines
+ * (a map with a slot, flags 0, F_CREATE or unknown, from a tracing program
+ * too) and those it leaves as a call (a dynamic map, an inner map, two maps
+ * at one call). Each runs on getsockopt(fd, SOL_INLINED_TEST, its own
+ * optname) and reports what it found; a counter on the helper shows when
+ * the call was made.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "inlined.h"
+
+char _license[] SEC("license") = "GPL";
+
+#define SK_MAP(name, extra_flags)					\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_SK_STORAGE);			\
+		__uint(map_flags, BPF_F_NO_PREALLOC | (extra_flags));	\
+		__type(key, int);					\
+		__type(value, struct inlined_val);			\
+	} name SEC(".maps")
+
+SK_MAP(inl, 0);
+SK_MAP(inl2, 0);
+/* BPF_F_CLONE keeps a map on the dynamic storage in any boot. */
+SK_MAP(dyn, BPF_F_CLONE);
+
+struct inner {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct inlined_val);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__array(values, struct inner);
+} outer SEC(".maps");
+
+/* Read from a map at run time: unknown to the verifier. */
+__u64 flags_in;
+__u64 pick_second;
+__u64 write_value;
+
+int found;
+__u64 seen;
+__u64 helper_calls;
+
+SEC("fentry/bpf_sk_storage_get")
+int BPF_PROG(count_helper_calls)
+{
+	__sync_fetch_and_add(&helper_calls, 1);
+	return 0;
+}
+
+SEC("fentry/bpf_sk_storage_get_tracing")
+int BPF_PROG(count_tracing_helper_calls)
+{
+	__sync_fetch_and_add(&helper_calls, 1);
+	return 0;
+}
+
+static __always_inline int report(struct bpf_sockopt *ctx, struct inlined_val *v)
+{
+	found = !!v;
+	if (v) {
+		seen = v->a;
+		if (write_value)
+			v->a = write_value;
+	}
+	ctx->retval = 0;
+	return 1;
+}
+
+#define MINE(ctx, prog)	((ctx)->level == SOL_INLINED_TEST && (ctx)->optname == (prog))
+
+SEC("cgroup/getsockopt")
+int get_flags_zero(struct bpf_sockopt *ctx)
+{
+	if (!MINE(ctx, PROG_ZERO))
+		return 1;
+	return report(ctx, bpf_sk_storage_get(&inl, ctx->sk, 0, 0));
+}
+
+SEC("cgroup/getsockopt")
+int get_flags_create(struct bpf_sockopt *ctx)
+{
+	if (!MINE(ctx, PROG_CREATE))
+		return 1;
+	return report(ctx, bpf_sk_storage_get(&inl, ctx->sk, 0,
+					      BPF_SK_STORAGE_GET_F_CREATE));
+}
+
+SEC("cgroup/getsockopt")
+int get_flags_unknown(struct bpf_sockopt *ctx)
+{
+	if (!MINE(ctx, PROG_UNKNOWN))
+		return 1;
+	return report(ctx, bpf_sk_storage_get(&inl, ctx->sk, 0, flags_in));
+}
+
+SEC("cgroup/getsockopt")
+int get_dynamic(struct bpf_sockopt *ctx)
+{
+	if (!MINE(ctx, PROG_DYNAMIC))
+		return 1;
+	return report(ctx, bpf_sk_storage_get(&dyn, ctx->sk, 0, 0));
+}
+
+SEC("cgroup/getsockopt")
+int get_inner(struct bpf_sockopt *ctx)
+{
+	int zero = 0;
+	void *map;
+
+	if (!MINE(ctx, PROG_INNER))
+		return 1;
+	map = bpf_map_lookup_elem(&outer, &zero);
+	if (!map)
+		return 1;
+	return report(ctx, bpf_sk_storage_get(map, ctx->sk, 0, 0));
+}
+
+SEC("cgroup/getsockopt")
+int get_two_maps(struct bpf_sockopt *ctx)
+{
+	void *map = &inl;
+
+	if (!MINE(ctx, PROG_TWO_MAPS))
+		return 1;
+	if (pick_second)
+		map = &inl2;
+	/* One call for both maps, as the source says. */
+	asm volatile("" : "+r"(map));
+	return report(ctx, bpf_sk_storage_get(map, ctx->sk, 0, 0));
+}
+
+struct sock;
+struct socket {
+	struct sock *sk;
+} __attribute__((preserve_access_index));
+
+/* Runs before the cgroup hook, whose programs leave this optname alone. */
+SEC("fentry/security_socket_getsockopt")
+int BPF_PROG(get_tracing, struct socket *sock, int level, int optname)
+{
+	struct inlined_val *v;
+
+	if (level != SOL_INLINED_TEST || optname != PROG_TRACING)
+		return 0;
+	v = bpf_sk_storage_get(&inl, sock->sk, 0, 0);
+	found = !!v;
+	if (v)
+		seen = v->a;
+	return 0;
+}
