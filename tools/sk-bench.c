@@ -48,6 +48,7 @@ static const char *const mode_name[NR_BENCH_MODES] = {
 	[BENCH_INLINE] = "inline",
 	[BENCH_DYNAMIC] = "dynamic",
 	[BENCH_HASH] = "hash(cookie)",
+	[BENCH_CALL] = "inline, call",
 };
 
 static const unsigned int value_sizes[] = { 8, 64, 100 };
@@ -469,7 +470,7 @@ static void cachesim_report(bool hot, const char *proto, long expect, int mode,
 			    int pass, __u64 lookups)
 {
 	static const char *const key[NR_BENCH_MODES] = {
-		"visit", "raw", "inline", "dynamic", "hash",
+		"visit", "raw", "inline", "dynamic", "hash", "call",
 	};
 
 	if (cfg.cachesim)
@@ -1438,14 +1439,14 @@ static void ratio2(char *buf, size_t len, const double *m, const double *l, int 
 
 static void summary(struct step_result *r, int nr)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], d[32];
 	int i, p, w;
 
 	if (cfg.lookup) {
 		printf("\n== summary: median ns per lookup (timed), ratios of medians (of minimums)\n");
-		printf("%-4s %7s %-4s %7s %7s %7s %7s | %13s %15s %13s\n", "walk", "N",
-		       "sock", "raw", "inline", "dynamic", "hash", "inline/raw",
-		       "dynamic/inline", "hash/inline");
+		printf("%-4s %7s %-4s %7s %7s %7s %7s %7s | %13s %15s %13s %13s\n",
+		       "walk", "N", "sock", "raw", "inline", "call", "dynamic", "hash",
+		       "inline/raw", "dynamic/inline", "hash/inline", "call/inline");
 		for (w = 0; w < 2; w++)
 			for (i = 0; i < nr; i++)
 				for (p = 0; p < 2; p++) {
@@ -1457,10 +1458,11 @@ static void summary(struct step_result *r, int nr)
 					ratio2(a, sizeof(a), m, l, BENCH_INLINE, BENCH_RAW);
 					ratio2(b, sizeof(b), m, l, BENCH_DYNAMIC, BENCH_INLINE);
 					ratio2(c, sizeof(c), m, l, BENCH_HASH, BENCH_INLINE);
-					printf("%-4s %7ld %-4s %7.1f %7.1f %7.1f %7.1f | %13s %15s %13s\n",
+					ratio2(d, sizeof(d), m, l, BENCH_CALL, BENCH_INLINE);
+					printf("%-4s %7ld %-4s %7.1f %7.1f %7.1f %7.1f %7.1f | %13s %15s %13s %13s\n",
 					       w ? "hot" : "cold", r[i].n, proto_name[p],
-					       m[BENCH_RAW], m[BENCH_INLINE], m[BENCH_DYNAMIC],
-					       m[BENCH_HASH], a, b, c);
+					       m[BENCH_RAW], m[BENCH_INLINE], m[BENCH_CALL],
+					       m[BENCH_DYNAMIC], m[BENCH_HASH], a, b, c, d);
 				}
 	}
 	if (cfg.memory) {
@@ -1510,7 +1512,7 @@ static void summary(struct step_result *r, int nr)
 	if (!cfg.lookup)
 		return;
 	/* One line per N and walk, medians, for gnuplot. */
-	printf("\ndata: # walk N udp_raw udp_inline udp_dynamic udp_hash tcp_raw tcp_inline tcp_dynamic tcp_hash free_dynamic_ms free_inline_ms\n");
+	printf("\ndata: # walk N udp_raw udp_inline udp_dynamic udp_hash tcp_raw tcp_inline tcp_dynamic tcp_hash free_dynamic_ms free_inline_ms udp_call tcp_call\n");
 	for (w = 0; w < 2 && cfg.lookup; w++)
 		for (i = 0; i < nr; i++) {
 			printf("data: %s %ld", w ? "hot" : "cold", r[i].n);
@@ -1520,8 +1522,10 @@ static void summary(struct step_result *r, int nr)
 				printf(" %.2f %.2f %.2f %.2f", m[BENCH_RAW], m[BENCH_INLINE],
 				       m[BENCH_DYNAMIC], m[BENCH_HASH]);
 			}
-			printf(" %.2f %.2f\n", r[i].mem[0][0].fr.done_ms,
-			       r[i].mem[0][1].fr.done_ms);
+			printf(" %.2f %.2f %.2f %.2f\n", r[i].mem[0][0].fr.done_ms,
+			       r[i].mem[0][1].fr.done_ms,
+			       (w ? r[i].hot[0] : r[i].cold[0]).med[BENCH_CALL],
+			       (w ? r[i].hot[1] : r[i].cold[1]).med[BENCH_CALL]);
 		}
 }
 

@@ -13,6 +13,7 @@ enum bench_mode {
 	BENCH_INLINE,		/* bpf_sk_storage_get(), inline map */
 	BENCH_DYNAMIC,		/* bpf_sk_storage_get(), dynamic map */
 	BENCH_HASH,		/* hash map keyed by bpf_get_socket_cookie() */
+	BENCH_CALL,		/* the inline map through the helper call */
 	NR_BENCH_MODES
 };
 
