@@ -10,7 +10,9 @@
  * inclusion enforced, no back-invalidation, no coherence between the
  * private caches, no prefetcher). Loads and stores are alike
  * (write-allocate). An access that spans two lines is two accesses.
- * Instruction fetches and MMIO are not simulated.
+ * Instruction fetches and MMIO are not simulated; a phase counts the
+ * instructions its vCPU executed (whole translation blocks: one that an
+ * interrupt cuts short counts in full).
  *
  * Addresses are physical (qemu_plugin_get_hwaddr()): real L2 and LLC are
  * indexed physically, and the L1D's index bits lie inside the page offset,
@@ -39,7 +41,7 @@
  *
  * Output lines:
  *   # config ...
- *   phase ID vcpu V all ACC L1M L2M LLCM user ACC L1M L2M LLCM
+ *   phase ID vcpu V all ACC L1M L2M LLCM user ACC L1M L2M LLCM insns N
  *   insn ID VADDR L1M L2M LLCM      (instructions that missed L1, ID's phase)
  *   lost ID begin-vcpu U end-vcpu V
  *   total vcpu V ACC L1M L2M LLCM   (the whole run, at exit)
@@ -82,6 +84,7 @@ struct prof_entry {
 struct vcpu {
 	struct cache l1, l2;
 	long phase;			/* open phase, or -1 */
+	uint64_t insns;			/* executed in the open phase */
 	struct counts all, user, total;
 	struct prof_entry *prof;
 	uint32_t *prof_used;
@@ -278,6 +281,7 @@ static void phase_begin(unsigned int cpu, void *udata)
 		emit("lost %ld begin-vcpu %u end-vcpu none\n", v->phase, cpu);
 	memset(&v->all, 0, sizeof(v->all));
 	memset(&v->user, 0, sizeof(v->user));
+	v->insns = 0;
 	prof_clear(v);
 	__atomic_store_n(&v->phase, next_phase++, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&out_lock);
@@ -297,9 +301,9 @@ static void phase_end(unsigned int cpu, void *udata)
 		return;
 	}
 	emit("phase %ld vcpu %u all %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-	     " user %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+	     " user %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " insns %" PRIu64 "\n",
 	     v->phase, cpu, a.acc, a.miss[0], a.miss[1], a.miss[2],
-	     u.acc, u.miss[0], u.miss[1], u.miss[2]);
+	     u.acc, u.miss[0], u.miss[1], u.miss[2], v->insns);
 	for (i = 0; profile && i < v->nr_prof; i++) {
 		e = &v->prof[v->prof_used[i]];
 		emit("insn %ld 0x%" PRIx64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
@@ -311,11 +315,22 @@ static void phase_end(unsigned int cpu, void *udata)
 	pthread_mutex_unlock(&out_lock);
 }
 
+static void tb_exec(unsigned int cpu, void *udata)
+{
+	struct vcpu *v = &vcpus[cpu];
+
+	if (__atomic_load_n(&v->phase, __ATOMIC_RELAXED) >= 0)
+		v->insns += (uintptr_t)udata;
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb), i;
 	struct qemu_plugin_insn *insn;
 	uint64_t pc;
+
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS,
+					     (void *)(uintptr_t)n);
 
 	for (i = 0; i < n; i++) {
 		insn = qemu_plugin_tb_get_insn(tb, i);
