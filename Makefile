@@ -105,7 +105,8 @@ selftests: tree $(UAPI_HDRS)
 		INSTALL_PATH=$(abspath $(KSFT_INSTALL)) install >/dev/null
 
 # Guest tools written in C, linked statically like the kselftests.
-GUEST_TOOLS	:= $(BUILD)/tools/sk-map-hold $(BUILD)/tools/sk-memcg-compare
+GUEST_TOOLS	:= $(BUILD)/tools/sk-map-hold $(BUILD)/tools/sk-memcg-compare \
+		   $(BUILD)/tools/bpf-jited
 
 $(BUILD)/tools/%: tools/%.c kselftest/sk_memcg.h kselftest/sk_inline_util.h | selftests
 	@mkdir -p $(BUILD)/tools
@@ -404,10 +405,14 @@ $(BPFST)/test_maps_sk_storage: vm/bpf-selftests-maps.c $(BPFST_SRC)/map_tests/sk
 		$(BPFST)/tools/build/libbpf/libbpf.a -lelf -lz -lpthread
 
 # Out of the tree: its sources are copied, kbuild writes next to them.
+# Its BTF is split against vmlinux's, whose type ids move when the kernel
+# changes, but kbuild relinks an external module only when its own files
+# change: the .ko goes first, or the kernel refuses its BTF.
 $(BPFST)/bpf_testmod.ko: $(wildcard $(BPFST_SRC)/bpf_testmod/*.[ch]) $(OBJ)/vmlinux
 	@mkdir -p $(BPFST)/bpf_testmod
 	@rsync -a --include='*.[ch]' --include=Makefile --exclude='*' \
 		$(BPFST_SRC)/bpf_testmod/ $(BPFST)/bpf_testmod/
+	@rm -f $(BPFST)/bpf_testmod/bpf_testmod.ko
 	$(KMAKE) -s M=$(abspath $(BPFST))/bpf_testmod modules
 	@cp $(BPFST)/bpf_testmod/bpf_testmod.ko $@
 
