@@ -158,3 +158,21 @@ int BPF_PROG(get_tracing, struct socket *sock, int level, int optname)
 		seen = v->a;
 	return 0;
 }
+
+struct bpf_iter_meta;
+struct sock_common;
+struct bpf_iter__tcp {
+	struct bpf_iter_meta *meta;
+	struct sock_common *sk_common;
+} __attribute__((preserve_access_index));
+
+/* Iterators run in read(): no hardirq/NMI check. Loaded, never read. */
+SEC("iter/tcp")
+int get_iter(struct bpf_iter__tcp *ctx)
+{
+	struct sock_common *skc = ctx->sk_common;
+
+	if (skc && bpf_sk_storage_get(&inl, skc, 0, 0))
+		found++;
+	return 0;
+}

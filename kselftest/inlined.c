@@ -145,7 +145,7 @@ static bool plain_call(const struct xlated *x)
 
 FIXTURE(inlined) {
 	struct inlined *skel;
-	struct bpf_link *links[9];
+	struct bpf_link *links[10];
 	bool inline_map;	/* inl has a slot */
 	int inner;
 };
@@ -181,7 +181,7 @@ FIXTURE_TEARDOWN(inlined)
 {
 	int i;
 
-	for (i = 0; i < 9; i++)
+	for (i = 0; i < 10; i++)
 		bpf_link__destroy(self->links[i]);
 	inlined__destroy(self->skel);
 	if (self->inner >= 0)
@@ -287,6 +287,22 @@ TEST_F(inlined, tracing_programs_are_inlined_with_the_context_check)
 	EXPECT_EQ(1, jumps_to(&x, block));
 	/* "r0 &= HARDIRQ_MASK | NMI_MASK; if r0 != 0 goto null" */
 	EXPECT_LE(0, find_insn(&x, BPF_ALU | BPF_AND | BPF_K, BPF_REG_0, 0x00ff0000));
+}
+
+/* An iterator runs in read(), never in hardirq or NMI: no check there. */
+TEST_F(inlined, iterators_are_inlined_without_the_context_check)
+{
+	struct xlated x;
+	int call;
+
+	ASSERT_EQ(0, get_xlated(self->skel->progs.get_iter, &x));
+	if (!inlining_expected(self)) {
+		EXPECT_TRUE(plain_call(&x));
+		return;
+	}
+	ASSERT_LE(0, tag_compare(&x));
+	ASSERT_EQ(1, count_calls(&x, &call));
+	EXPECT_EQ(-1, find_insn(&x, BPF_ALU | BPF_AND | BPF_K, BPF_REG_0, 0x00ff0000));
 }
 
 TEST_F(inlined, dynamic_inner_and_two_maps_keep_the_call)
