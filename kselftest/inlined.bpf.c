@@ -5,11 +5,13 @@
  * too) and those it leaves as a call (a dynamic map, an inner map, two maps
  * at one call). Each runs on getsockopt(fd, SOL_INLINED_TEST, its own
  * optname) and reports what it found; a counter on the helper shows when
- * the call was made.
+ * the call was made. A cgroup_skb program looks up a socket that
+ * bpf_skc_lookup_tcp() finds, a timewait socket among them.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_endian.h>
 #include "inlined.h"
 
 char _license[] SEC("license") = "GPL";
@@ -137,6 +139,36 @@ int get_two_maps(struct bpf_sockopt *ctx)
 	/* One call for both maps, as the source says. */
 	asm volatile("" : "+r"(map));
 	return report(ctx, bpf_sk_storage_get(map, ctx->sk, 0, 0));
+}
+
+/* The 127.0.0.1 connection whose socket get_sock_common looks up. */
+__u16 skc_sport, skc_dport;	/* network order, as a packet to it has them */
+__u32 skc_state;
+int skc_found;
+
+/*
+ * A socket bpf_skc_lookup_tcp() finds is not NULL once tested, but any
+ * kind of socket: a timewait one among them. Run on any packet sent.
+ */
+SEC("cgroup_skb/egress")
+int get_sock_common(struct __sk_buff *skb)
+{
+	struct bpf_sock_tuple tuple = {};
+	struct bpf_sock *sk;
+
+	if (!skc_dport)
+		return 1;
+	tuple.ipv4.saddr = bpf_htonl(0x7f000001);
+	tuple.ipv4.daddr = bpf_htonl(0x7f000001);
+	tuple.ipv4.sport = skc_sport;
+	tuple.ipv4.dport = skc_dport;
+	sk = bpf_skc_lookup_tcp(skb, &tuple, sizeof(tuple.ipv4), BPF_F_CURRENT_NETNS, 0);
+	if (!sk)
+		return 1;
+	skc_state = sk->state;
+	skc_found = !!bpf_sk_storage_get(&inl, sk, 0, 0);
+	bpf_sk_release(sk);
+	return 1;
 }
 
 struct sock;

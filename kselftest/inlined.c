@@ -4,12 +4,16 @@
  * slot (x86-64, JIT on): the translated program (xlated) reads the tag and
  * compares it with an immediate; the call is left only for a socket without
  * a tail and, with F_CREATE, for a miss. A dynamic map, an inner map, two
- * maps at one call and a boot without a tail keep the plain call. The
- * programs behave as the helper does, and a counter on the helper shows it
- * is called exactly where the instructions say.
+ * maps at one call and a boot without a tail keep the plain call. A socket
+ * the verifier knows to be full (a sockopt program's) is not tested for
+ * NULL or for its state, one known not NULL (bpf_skc_lookup_tcp()'s) only
+ * for its state.
+ * The programs behave as the helper does, and a counter on the helper
+ * shows it is called exactly where the instructions say.
  */
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include "../kselftest_harness.h"
 #include "sk_storage_util.h"
@@ -117,6 +121,53 @@ static int call_block(const struct xlated *x, int call)
 	return block;
 }
 
+/*
+ * The inlined sequence's "r0 = 0" (NULL): after its call and the jump over
+ * it, "call; goto done; null: r0 = 0; done:". -1 without a sequence.
+ */
+static int null_label(const struct xlated *x)
+{
+	int i;
+
+	for (i = 0; i + 2 < x->cnt; i++)
+		if (x->insn[i].code == CALL && x->insn[i].src_reg == 0 &&
+		    call_block(x, i) >= 1 && x->insn[i + 1].code == (BPF_JMP | BPF_JA) &&
+		    x->insn[i + 2].code == (BPF_ALU64 | BPF_MOV | BPF_K))
+			return i + 2;
+	return -1;
+}
+
+static bool is_jeq_to(const struct xlated *x, int at, __u8 reg, __s32 imm, int to)
+{
+	return x->insn[at].code == (BPF_JMP | BPF_JEQ | BPF_K) &&
+	       x->insn[at].dst_reg == reg && x->insn[at].imm == imm && target(x, at) == to;
+}
+
+/* "if r2 == 0 goto null": the sequence tests the socket for NULL. */
+static bool null_test(const struct xlated *x)
+{
+	int i, null = null_label(x);
+
+	for (i = 0; i < x->cnt; i++)
+		if (is_jeq_to(x, i, BPF_REG_2, 0, null))
+			return true;
+	return false;
+}
+
+/* "r0 = sk_state; if r0 == TCP_TIME_WAIT or TCP_NEW_SYN_RECV goto null" */
+static bool state_test(const struct xlated *x)
+{
+	int i, null = null_label(x);
+
+	for (i = 0; i + 2 < x->cnt; i++)
+		if (x->insn[i].code == (BPF_LDX | BPF_MEM | BPF_B) &&
+		    x->insn[i].dst_reg == BPF_REG_0 && x->insn[i].src_reg == BPF_REG_2 &&
+		    is_jeq_to(x, i + 1, BPF_REG_0, BPF_TCP_TIME_WAIT, null) &&
+		    is_jeq_to(x, i + 2, BPF_REG_0, BPF_TCP_NEW_SYN_RECV, null))
+			return true;
+	return false;
+}
+
 /* How many jumps lead to instruction @to. */
 static int jumps_to(const struct xlated *x, int to)
 {
@@ -145,7 +196,7 @@ static bool plain_call(const struct xlated *x)
 
 FIXTURE(inlined) {
 	struct inlined *skel;
-	struct bpf_link *links[10];
+	struct bpf_link *links[12];
 	bool inline_map;	/* inl has a slot */
 	int inner;
 };
@@ -172,7 +223,7 @@ FIXTURE_SETUP(inlined)
 		else
 			self->links[n] = bpf_program__attach_cgroup(prog, cg);
 		ASSERT_NE(NULL, self->links[n]) TH_LOG("%s", bpf_program__name(prog));
-		n++;
+		ASSERT_GT(12, ++n);
 	}
 	close(cg);
 }
@@ -181,7 +232,7 @@ FIXTURE_TEARDOWN(inlined)
 {
 	int i;
 
-	for (i = 0; i < 10; i++)
+	for (i = 0; i < 12; i++)
 		bpf_link__destroy(self->links[i]);
 	inlined__destroy(self->skel);
 	if (self->inner >= 0)
@@ -303,6 +354,114 @@ TEST_F(inlined, iterators_are_inlined_without_the_context_check)
 	ASSERT_LE(0, tag_compare(&x));
 	ASSERT_EQ(1, count_calls(&x, &call));
 	EXPECT_EQ(-1, find_insn(&x, BPF_ALU | BPF_AND | BPF_K, BPF_REG_0, 0x00ff0000));
+}
+
+/*
+ * What the verifier knows of the socket is not tested again: a sockopt
+ * program's is a full socket, bpf_skc_lookup_tcp()'s (tested) is not NULL
+ * but may be a request or timewait socket; a BTF pointer may be NULL
+ * whatever the verifier thinks.
+ */
+TEST_F(inlined, what_the_verifier_knows_of_the_socket_is_not_tested_again)
+{
+	static const struct {
+		const char *name;
+		bool null_test, state_test;
+	} progs[] = {
+		{ "get_flags_zero", false, false },
+		{ "get_flags_unknown", false, false },
+		{ "get_sock_common", false, true },
+		{ "get_tracing", true, true },
+		{ "get_iter", true, true },
+	};
+	struct xlated x;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_program *prog;
+
+		prog = bpf_object__find_program_by_name(self->skel->obj, progs[i].name);
+		ASSERT_NE(NULL, prog);
+		ASSERT_EQ(0, get_xlated(prog, &x));
+		if (!inlining_expected(self)) {
+			EXPECT_TRUE(plain_call(&x)) TH_LOG("%s", progs[i].name);
+			continue;
+		}
+		ASSERT_LE(0, tag_compare(&x)) TH_LOG("%s", progs[i].name);
+		ASSERT_LE(0, null_label(&x)) TH_LOG("%s", progs[i].name);
+		EXPECT_EQ(progs[i].null_test, null_test(&x)) TH_LOG("%s", progs[i].name);
+		EXPECT_EQ(progs[i].state_test, state_test(&x)) TH_LOG("%s", progs[i].name);
+	}
+}
+
+/* Look up the client's socket of @client -> @server by bpf_skc_lookup_tcp(). */
+static int lookup_client(FIXTURE_DATA(inlined) *self, const struct sockaddr_in *client,
+			 const struct sockaddr_in *server)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ssize_t sent;
+
+	if (fd < 0)
+		return -errno;
+	/* As a packet from the server to the client has them. */
+	self->skel->bss->skc_sport = server->sin_port;
+	self->skel->bss->skc_dport = client->sin_port;
+	self->skel->bss->skc_state = 0;
+	self->skel->bss->skc_found = -1;
+	/* Any packet sent runs the egress program. */
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	to.sin_port = htons(9);
+	sent = sendto(fd, "x", 1, 0, (struct sockaddr *)&to, sizeof(to));
+	self->skel->bss->skc_dport = 0;
+	close(fd);
+	return sent == 1 ? 0 : -EIO;
+}
+
+/*
+ * A timewait socket has no value: the state test the verifier keeps for a
+ * socket that is only known not to be NULL returns NULL, as the helper
+ * does, where the tail offset would be read past the smaller object.
+ */
+TEST_F(inlined, a_timewait_socket_finds_no_value)
+{
+	struct sockaddr_in server = { .sin_family = AF_INET }, client;
+	int map = bpf_map__fd(self->skel->maps.inl);
+	struct inlined_val v = { .a = 99 };
+	socklen_t len = sizeof(server);
+	int lfd, cfd, afd, i;
+
+	server.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, lfd);
+	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&server, sizeof(server)));
+	ASSERT_EQ(0, getsockname(lfd, (struct sockaddr *)&server, &len));
+	ASSERT_EQ(0, listen(lfd, 1));
+	cfd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, cfd);
+	ASSERT_EQ(0, connect(cfd, (struct sockaddr *)&server, sizeof(server)));
+	len = sizeof(client);
+	ASSERT_EQ(0, getsockname(cfd, (struct sockaddr *)&client, &len));
+	afd = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, afd);
+	ASSERT_EQ(0, bpf_map_update_elem(map, &cfd, &v, 0));
+
+	ASSERT_EQ(0, lookup_client(self, &client, &server));
+	EXPECT_EQ(BPF_TCP_ESTABLISHED, self->skel->bss->skc_state);
+	EXPECT_EQ(1, self->skel->bss->skc_found);
+
+	/* The client closes first: its side waits in TIME_WAIT. */
+	close(cfd);
+	close(afd);
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, lookup_client(self, &client, &server));
+		if (self->skel->bss->skc_state == BPF_TCP_TIME_WAIT)
+			break;
+		usleep(10000);
+	}
+	ASSERT_EQ(BPF_TCP_TIME_WAIT, self->skel->bss->skc_state);
+	EXPECT_EQ(0, self->skel->bss->skc_found);
+	close(lfd);
 }
 
 TEST_F(inlined, dynamic_inner_and_two_maps_keep_the_call)
