@@ -12,7 +12,9 @@
  *
  * With hot_iters set, the first socket that holds a value after hot_skip
  * others is read hot_iters times in a bpf_loop() that is timed here; the
- * other sockets are skipped.
+ * other sockets are skipped. hot_full runs the same loop from a
+ * cgroup/getsockopt program, whose socket the verifier knows to be full:
+ * its inline lookup has no NULL or state test.
  *
  * fentry/fexit on bpf_sk_storage_map_free() time the deferred free of the
  * map named free_name: its id is released before that work is queued.
@@ -66,50 +68,60 @@ __u32 free_count;
 
 struct hot_ctx {
 	struct sock *sk;
+	struct bpf_sock *full;	/* hot_full's */
 	__u64 sum;
 	__u64 found;
 };
 
-/* Read @sk's value as mode says; 1 if there is one. */
+/*
+ * Read @sk's value as mode says into *@acc; 1 if there is one. @mark is
+ * what the raw mode reads; programs without the socket cookie pass
+ * @with_hash 0. A distinct no-op after each call keeps the compiler from
+ * sinking the calls into one that two maps reach, which the verifier
+ * would leave a call.
+ */
+#define LOOKUP(sk, mark, with_hash, acc)				\
+({									\
+	__u64 *__v = NULL, __cookie;					\
+	void *__map;							\
+	int __found = 0;						\
+									\
+	switch (mode) {							\
+	case BENCH_RAW:							\
+		*(acc) += (mark);					\
+		__found = 1;						\
+		break;							\
+	case BENCH_INLINE:						\
+		__v = bpf_sk_storage_get(&inline_map, sk, 0, 0);	\
+		asm volatile("r0 = r0");				\
+		break;							\
+	case BENCH_DYNAMIC:						\
+		__v = bpf_sk_storage_get(&dyn_map, sk, 0, 0);		\
+		asm volatile("if r0 == 0 goto +0");			\
+		break;							\
+	case BENCH_HASH:						\
+		if (!(with_hash))					\
+			break;						\
+		__cookie = bpf_get_socket_cookie(sk);			\
+		__v = bpf_map_lookup_elem(&cookie_map, &__cookie);	\
+		break;							\
+	case BENCH_CALL:						\
+		/* Two maps reach this call: the verifier keeps it. */	\
+		__map = call_dyn_map ? (void *)&dyn_map : (void *)&inline_map; \
+		asm volatile("" : "+r"(__map));				\
+		__v = bpf_sk_storage_get(__map, sk, 0, 0);		\
+		break;							\
+	}								\
+	if (__v) {							\
+		*(acc) += *__v;						\
+		__found = 1;						\
+	}								\
+	__found;							\
+})
+
 static __always_inline int lookup(struct sock *sk, __u64 *acc)
 {
-	__u64 *v, cookie;
-	void *map;
-
-	switch (mode) {
-	case BENCH_RAW:
-		*acc += sk->sk_mark;
-		return 1;
-	/*
-	 * A distinct no-op after each call keeps the compiler from sinking
-	 * the calls into one that two maps reach, which the verifier would
-	 * leave a call.
-	 */
-	case BENCH_INLINE:
-		v = bpf_sk_storage_get(&inline_map, sk, 0, 0);
-		asm volatile("r0 = r0");
-		break;
-	case BENCH_DYNAMIC:
-		v = bpf_sk_storage_get(&dyn_map, sk, 0, 0);
-		asm volatile("if r0 == 0 goto +0");
-		break;
-	case BENCH_HASH:
-		cookie = bpf_get_socket_cookie(sk);
-		v = bpf_map_lookup_elem(&cookie_map, &cookie);
-		break;
-	case BENCH_CALL:
-		/* Two maps reach this call: the verifier keeps the call. */
-		map = call_dyn_map ? (void *)&dyn_map : (void *)&inline_map;
-		asm volatile("" : "+r"(map));
-		v = bpf_sk_storage_get(map, sk, 0, 0);
-		break;
-	default:
-		return 0;
-	}
-	if (!v)
-		return 0;
-	*acc += *v;
-	return 1;
+	return LOOKUP(sk, sk->sk_mark, 1, acc);
 }
 
 static int hot_one(__u32 i, void *data)
@@ -118,6 +130,18 @@ static int hot_one(__u32 i, void *data)
 
 	c->found += lookup(c->sk, &c->sum);
 	return 0;
+}
+
+/* The timed loop: @c->sk or @c->full read hot_iters times by @callback. */
+static __always_inline void hot_timed(void *callback, struct hot_ctx *c)
+{
+	__u64 t0 = bpf_ktime_get_ns();
+
+	bpf_loop(hot_iters, callback, c, 0);
+	hot_ns = bpf_ktime_get_ns() - t0;
+	found = c->found;
+	sum += c->sum;
+	hot_done = 1;
 }
 
 static __always_inline int visit(struct sock *sk)
@@ -146,13 +170,8 @@ static __always_inline int visit(struct sock *sk)
 	}
 	/* Once untimed, so that the timed loop starts warm. */
 	lookup(sk, &c.sum);
-	t0 = bpf_ktime_get_ns();
-	bpf_loop(hot_iters, hot_one, &c, 0);
-	hot_ns = bpf_ktime_get_ns() - t0;
-	found = c.found;
-	sum += c.sum;
+	hot_timed(hot_one, &c);
 	visited = 1;
-	hot_done = 1;
 	return 0;
 }
 
@@ -178,6 +197,35 @@ int walk_tcp(struct bpf_iter__tcp *ctx)
 	if (!tp)
 		return 0;
 	return visit((struct sock *)tp);
+}
+
+/* lookup() on a PTR_TO_SOCKET; sockopt programs have no socket cookie. */
+static __always_inline int lookup_full(struct hot_ctx *c)
+{
+	struct bpf_sock *sk = c->full;
+
+	return LOOKUP(sk, sk->mark, 0, &c->sum);
+}
+
+static int full_one(__u32 i, void *data)
+{
+	struct hot_ctx *c = data;
+
+	c->found += lookup_full(c);
+	return 0;
+}
+
+SEC("cgroup/getsockopt")
+int hot_full(struct bpf_sockopt *ctx)
+{
+	struct hot_ctx c = { .full = ctx->sk };
+
+	if (ctx->level != SOL_SK_BENCH)
+		return 1;
+	ctx->retval = 0;
+	lookup_full(&c);
+	hot_timed(full_one, &c);
+	return 1;
 }
 
 /* Values an sk storage map iterator visited in the last read. */

@@ -90,7 +90,9 @@ static void usage(FILE *f)
 		"a value in an inline sk storage map, a dynamic one (made once filler\n"
 		"maps took the tail) and a hash map keyed by socket cookie, and report\n"
 		"the ns per lookup of each from BPF iterators, cold (every socket once\n"
-		"per pass) and hot (one socket many times), against reading sk_mark.\n"
+		"per pass) and hot (one socket many times), against reading sk_mark;\n"
+		"hot again from a cgroup/getsockopt program (\"full\": a socket the\n"
+		"verifier knows is full, whose inline lookup has no NULL or state test).\n"
 		"Then bytes per value (8, 64, 100 bytes), deferred map free time with N\n"
 		"values, and the cost of a socket's create and close.\n"
 		"\n"
@@ -444,6 +446,7 @@ static void values_fill(struct sk_bench *skel, struct sockset *s)
 struct walk_result {
 	double ns[NR_BENCH_MODES][MAX_PASSES], pass[NR_BENCH_MODES][MAX_PASSES];
 	long dropped, timed;
+	bool full;		/* full_walk(): no hash mode, no pass times */
 	double min[NR_BENCH_MODES], med[NR_BENCH_MODES];
 	double pass_min[NR_BENCH_MODES], pass_med[NR_BENCH_MODES];
 };
@@ -618,6 +621,49 @@ static void walk(struct sk_bench *skel, struct bpf_link *link, const char *proto
 	reduce(r->pass, r->pass_min, r->pass_med);
 }
 
+/*
+ * Hot on @fd's socket from hot_full, a cgroup/getsockopt program: the
+ * verifier knows its socket is full, so the inline lookup skips the NULL
+ * and state tests that a BTF pointer, the iterators', keeps.
+ */
+static void full_walk(struct sk_bench *skel, const int *fds, long nr, const char *proto,
+		      struct walk_result *r)
+{
+	struct sk_bench__bss *b = skel->bss;
+	socklen_t len;
+	__u64 want;
+	int p, m, v;
+
+	r->full = true;
+	for (p = 0; p < cfg.passes; p++) {
+		/* Each round on another socket, all modes on the same. */
+		int fd = fds[(long)p * nr / cfg.passes];
+
+		for (m = 0; m < NR_BENCH_MODES; m++) {
+			if (m == BENCH_HASH)
+				continue;
+			b->mode = m;
+			b->hot_iters = cfg.hot_iters;
+			b->found = 0;
+			b->sum = 0;
+			b->hot_ns = 0;
+			b->hot_done = 0;
+			len = sizeof(v);
+			if (getsockopt(fd, SOL_SK_BENCH, 0, &v, &len))
+				die("%s full: getsockopt: %s", proto, strerror(errno));
+			if (!b->hot_done)
+				die("%s full: the getsockopt program did not run", proto);
+			want = m == BENCH_VISIT ? 0 : cfg.hot_iters;
+			if (b->found != want)
+				die("%s full %s: %llu values found, not %llu", proto,
+				    mode_name[m], (unsigned long long)b->found,
+				    (unsigned long long)want);
+			r->ns[m][p] = (double)b->hot_ns / cfg.hot_iters;
+		}
+	}
+	reduce(r->ns, r->min, r->med);
+}
+
 static double dropped_pct(const struct walk_result *r)
 {
 	return r->timed ? 100.0 * r->dropped / r->timed : 0;
@@ -638,7 +684,7 @@ static void print_walk(const char *walk_name, const char *proto, bool hot,
 	int m;
 
 	for (m = 0; m < NR_BENCH_MODES; m++) {
-		if (!mode_timed(m))
+		if (!mode_timed(m) || (r->full && m == BENCH_HASH))
 			continue;
 		ratio(vraw, sizeof(vraw), r->med[m], r->med[BENCH_RAW]);
 		ratio(vdyn, sizeof(vdyn), r->med[m], r->med[BENCH_DYNAMIC]);
@@ -1297,7 +1343,7 @@ static void registered_section(void)
 
 struct step_result {
 	long n, n_udp, n_tcp;
-	struct walk_result cold[2], hot[2];
+	struct walk_result cold[2], hot[2], full[2];
 	struct mem_result mem[NR_SIZES][2];
 };
 
@@ -1306,7 +1352,7 @@ static const char *const proto_name[2] = { "udp", "tcp" };
 static void step(long n, struct step_result *res)
 {
 	long n_tcp = cfg.tcp_max >= 0 && cfg.tcp_max < n ? cfg.tcp_max : n;
-	struct bpf_link *links[2], *fl[2];
+	struct bpf_link *links[2], *fl[2], *full_link = NULL;
 	struct sk_bench *skel;
 	struct sockset s;
 	unsigned int i;
@@ -1348,6 +1394,14 @@ static void step(long n, struct step_result *res)
 	fl[1] = bpf_program__attach(skel->progs.free_exit);
 	if (!links[0] || !links[1] || !fl[0] || !fl[1])
 		die("attach the BPF programs: %s", strerror(errno));
+	if (cfg.lookup) {
+		int cg = open(CG_ROOT, O_RDONLY | O_DIRECTORY);
+
+		full_link = cg < 0 ? NULL : bpf_program__attach_cgroup(skel->progs.hot_full, cg);
+		if (!full_link)
+			die("attach hot_full to %s: %s", CG_ROOT, strerror(errno));
+		close(cg);
+	}
 
 	progress("N=%ld: creating %ld UDP sockets and %ld TCP pairs", n, n, n_tcp / 2);
 	t0 = now_ns();
@@ -1384,6 +1438,10 @@ static void step(long n, struct step_result *res)
 			walk(skel, links[p], proto_name[p], expect, false, &res->cold[p]);
 			progress("N=%ld: %s hot passes", n, proto_name[p]);
 			walk(skel, links[p], proto_name[p], expect, true, &res->hot[p]);
+			if (!cfg.lookup)
+				continue;
+			progress("N=%ld: %s hot passes on a full socket", n, proto_name[p]);
+			full_walk(skel, p ? s.tcp : s.udp, expect, proto_name[p], &res->full[p]);
 		}
 		cachesim_kallsyms();
 	}
@@ -1400,7 +1458,8 @@ static void step(long n, struct step_result *res)
 		       "timed: each lookup between two bpf_ktime_get_ns() (windows over 50 us, cut by\n"
 		       "an interrupt or a stopped vCPU, left out: udp %.3f%%, tcp %.3f%%), or the whole\n"
 		       "hot loop (each pass hot on another socket); pass: the read() that runs the cold\n"
-		       "iterator, per socket\n",
+		       "iterator, per socket. full: hot from a cgroup/getsockopt program, whose socket\n"
+		       "the verifier knows is full (no socket cookie there: no hash)\n",
 		       cfg.passes, cfg.hot_iters, dropped_pct(&res->cold[0]),
 		       dropped_pct(&res->cold[1]));
 		printf("%-4s %-4s %-12s %8s %8s %6s %6s | %8s %8s %6s %6s\n", "", "", "",
@@ -1414,6 +1473,9 @@ static void step(long n, struct step_result *res)
 		for (p = 0; p < 2; p++)
 			if (p ? s.n_tcp : s.n_udp)
 				print_walk("hot", proto_name[p], true, &res->hot[p]);
+		for (p = 0; p < 2 && cfg.lookup; p++)
+			if (p ? s.n_tcp : s.n_udp)
+				print_walk("full", proto_name[p], true, &res->full[p]);
 	}
 	if (cfg.memory)
 		print_memory(&s, res->mem);
@@ -1424,6 +1486,7 @@ static void step(long n, struct step_result *res)
 		bpf_link__destroy(links[p]);
 		bpf_link__destroy(fl[p]);
 	}
+	bpf_link__destroy(full_link);
 	sk_bench__destroy(skel);
 }
 
@@ -1447,11 +1510,13 @@ static void summary(struct step_result *r, int nr)
 		printf("%-4s %7s %-4s %7s %7s %7s %7s %7s | %13s %15s %13s %13s\n",
 		       "walk", "N", "sock", "raw", "inline", "call", "dynamic", "hash",
 		       "inline/raw", "dynamic/inline", "hash/inline", "call/inline");
-		for (w = 0; w < 2; w++)
+		for (w = 0; w < 3; w++)
 			for (i = 0; i < nr; i++)
 				for (p = 0; p < 2; p++) {
-					const struct walk_result *x = w ? &r[i].hot[p] : &r[i].cold[p];
+					const struct walk_result *x = w == 2 ? &r[i].full[p] :
+								      w ? &r[i].hot[p] : &r[i].cold[p];
 					const double *m = x->med, *l = x->min;
+					char h[16] = "-";
 
 					if (!(p ? r[i].n_tcp : r[i].n_udp))
 						continue;
@@ -1459,10 +1524,14 @@ static void summary(struct step_result *r, int nr)
 					ratio2(b, sizeof(b), m, l, BENCH_DYNAMIC, BENCH_INLINE);
 					ratio2(c, sizeof(c), m, l, BENCH_HASH, BENCH_INLINE);
 					ratio2(d, sizeof(d), m, l, BENCH_CALL, BENCH_INLINE);
-					printf("%-4s %7ld %-4s %7.1f %7.1f %7.1f %7.1f %7.1f | %13s %15s %13s %13s\n",
-					       w ? "hot" : "cold", r[i].n, proto_name[p],
-					       m[BENCH_RAW], m[BENCH_INLINE], m[BENCH_CALL],
-					       m[BENCH_DYNAMIC], m[BENCH_HASH], a, b, c, d);
+					if (x->full)
+						strcpy(c, "-");
+					else
+						snprintf(h, sizeof(h), "%.1f", m[BENCH_HASH]);
+					printf("%-4s %7ld %-4s %7.1f %7.1f %7.1f %7.1f %7s | %13s %15s %13s %13s\n",
+					       (const char *[]){ "cold", "hot", "full" }[w], r[i].n,
+					       proto_name[p], m[BENCH_RAW], m[BENCH_INLINE],
+					       m[BENCH_CALL], m[BENCH_DYNAMIC], h, a, b, c, d);
 				}
 	}
 	if (cfg.memory) {

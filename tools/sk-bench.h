@@ -17,6 +17,9 @@ enum bench_mode {
 	NR_BENCH_MODES
 };
 
+/* getsockopt(fd, SOL_SK_BENCH, 0) runs the hot loop on fd's socket. */
+#define SOL_SK_BENCH		0x5e5b
+
 /* Kernel functions sk-bench can time, entry to exit. */
 #define SK_BENCH_TIMED		3
 
