@@ -4,7 +4,9 @@
  * read its value from the inline sk storage map, the dynamic one (user
  * space creates both, the second once filler maps took the tail) or the
  * hash map keyed by socket cookie, or read sk_mark, a field the
- * socket has anyway; BENCH_VISIT reads nothing and is subtracted. The
+ * socket has anyway, or a field on the socket's last line before the tail
+ * (BENCH_RAW_END: the tail's page, nearly always); BENCH_VISIT reads
+ * nothing and is subtracted. The
  * verifier emits the inline map's lookup into the program; BENCH_CALL
  * reads the same map through the helper call. Each
  * lookup is also timed on its own, between two bpf_ktime_get_ns(); the few
@@ -68,19 +70,21 @@ __u32 free_count;
 
 struct hot_ctx {
 	struct sock *sk;
+	const int *end;		/* BENCH_RAW_END's field of sk */
 	struct bpf_sock *full;	/* hot_full's */
 	__u64 sum;
 	__u64 found;
 };
 
 /*
- * Read @sk's value as mode says into *@acc; 1 if there is one. @mark is
- * what the raw mode reads; programs without the socket cookie pass
- * @with_hash 0. A distinct no-op after each call keeps the compiler from
+ * Read @sk's value as mode says into *@acc; 1 if there is one. @mark and
+ * @end are what the raw modes read; programs without the socket cookie
+ * or the end field pass @with_hash or @with_end 0. A distinct no-op after
+ * each call keeps the compiler from
  * sinking the calls into one that two maps reach, which the verifier
  * would leave a call.
  */
-#define LOOKUP(sk, mark, with_hash, acc)				\
+#define LOOKUP(sk, mark, end, with_hash, with_end, acc)			\
 ({									\
 	__u64 *__v = NULL, __cookie;					\
 	void *__map;							\
@@ -89,6 +93,12 @@ struct hot_ctx {
 	switch (mode) {							\
 	case BENCH_RAW:							\
 		*(acc) += (mark);					\
+		__found = 1;						\
+		break;							\
+	case BENCH_RAW_END:						\
+		if (!(with_end))					\
+			break;						\
+		*(acc) += (end);					\
 		__found = 1;						\
 		break;							\
 	case BENCH_INLINE:						\
@@ -119,16 +129,16 @@ struct hot_ctx {
 	__found;							\
 })
 
-static __always_inline int lookup(struct sock *sk, __u64 *acc)
+static __always_inline int lookup(struct sock *sk, const int *end, __u64 *acc)
 {
-	return LOOKUP(sk, sk->sk_mark, 1, acc);
+	return LOOKUP(sk, sk->sk_mark, *end, 1, 1, acc);
 }
 
 static int hot_one(__u32 i, void *data)
 {
 	struct hot_ctx *c = data;
 
-	c->found += lookup(c->sk, &c->sum);
+	c->found += lookup(c->sk, c->end, &c->sum);
 	return 0;
 }
 
@@ -144,15 +154,15 @@ static __always_inline void hot_timed(void *callback, struct hot_ctx *c)
 	hot_done = 1;
 }
 
-static __always_inline int visit(struct sock *sk)
+static __always_inline int visit(struct sock *sk, const int *end)
 {
-	struct hot_ctx c = { .sk = sk };
+	struct hot_ctx c = { .sk = sk, .end = end };
 	__u64 t0;
 
 	/* Cold: the lookup alone is timed too, away from the walk's noise. */
 	if (!hot_iters) {
 		t0 = bpf_ktime_get_ns();
-		found += lookup(sk, &c.sum);
+		found += lookup(sk, end, &c.sum);
 		t0 = bpf_ktime_get_ns() - t0;
 		if (t0 < window_max_ns) {
 			window_ns += t0;
@@ -169,7 +179,7 @@ static __always_inline int visit(struct sock *sk)
 		return 0;
 	}
 	/* Once untimed, so that the timed loop starts warm. */
-	lookup(sk, &c.sum);
+	lookup(sk, end, &c.sum);
 	hot_timed(hot_one, &c);
 	visited = 1;
 	return 0;
@@ -182,7 +192,7 @@ int walk_udp(struct bpf_iter__udp *ctx)
 
 	if (!udp_sk)
 		return 0;
-	return visit((struct sock *)udp_sk);
+	return visit((struct sock *)udp_sk, &udp_sk->forward_threshold);
 }
 
 SEC("iter/tcp")
@@ -196,7 +206,7 @@ int walk_tcp(struct bpf_iter__tcp *ctx)
 	tp = bpf_skc_to_tcp_sock(skc);
 	if (!tp)
 		return 0;
-	return visit((struct sock *)tp);
+	return visit((struct sock *)tp, (const int *)&tp->mtu_info);
 }
 
 /* lookup() on a PTR_TO_SOCKET; sockopt programs have no socket cookie. */
@@ -204,7 +214,7 @@ static __always_inline int lookup_full(struct hot_ctx *c)
 {
 	struct bpf_sock *sk = c->full;
 
-	return LOOKUP(sk, sk->mark, 0, &c->sum);
+	return LOOKUP(sk, sk->mark, 0, 0, 0, &c->sum);
 }
 
 static int full_one(__u32 i, void *data)

@@ -49,6 +49,7 @@ static const char *const mode_name[NR_BENCH_MODES] = {
 	[BENCH_DYNAMIC] = "dynamic",
 	[BENCH_HASH] = "hash(cookie)",
 	[BENCH_CALL] = "inline, call",
+	[BENCH_RAW_END] = "raw, end",
 };
 
 static const unsigned int value_sizes[] = { 8, 64, 100 };
@@ -90,7 +91,8 @@ static void usage(FILE *f)
 		"a value in an inline sk storage map, a dynamic one (made once filler\n"
 		"maps took the tail) and a hash map keyed by socket cookie, and report\n"
 		"the ns per lookup of each from BPF iterators, cold (every socket once\n"
-		"per pass) and hot (one socket many times), against reading sk_mark;\n"
+		"per pass) and hot (one socket many times), against reading sk_mark\n"
+		"and a field on the socket's last line before the tail (\"end\");\n"
 		"hot again from a cgroup/getsockopt program (\"full\": a socket the\n"
 		"verifier knows is full, whose inline lookup has no NULL or state test).\n"
 		"Then bytes per value (8, 64, 100 bytes), deferred map free time with N\n"
@@ -473,7 +475,7 @@ static void cachesim_report(bool hot, const char *proto, long expect, int mode,
 			    int pass, __u64 lookups)
 {
 	static const char *const key[NR_BENCH_MODES] = {
-		"visit", "raw", "inline", "dynamic", "hash", "call",
+		"visit", "raw", "inline", "dynamic", "hash", "call", "rawend",
 	};
 
 	if (cfg.cachesim)
@@ -603,7 +605,7 @@ static void walk(struct sk_bench *skel, struct bpf_link *link, const char *proto
 					die("%s: the iterator visited %llu sockets, not %ld",
 					    proto, (unsigned long long)b->visited, expect);
 				want = m == BENCH_VISIT ? 0 :
-				       m == BENCH_RAW ? b->visited : expect;
+				       m == BENCH_RAW || m == BENCH_RAW_END ? b->visited : expect;
 				if (!b->windows)
 					die("%s: every timed window was interrupted", proto);
 				r->ns[m][p] = (double)b->window_ns / b->windows;
@@ -640,7 +642,7 @@ static void full_walk(struct sk_bench *skel, const int *fds, long nr, const char
 		int fd = fds[(long)p * nr / cfg.passes];
 
 		for (m = 0; m < NR_BENCH_MODES; m++) {
-			if (m == BENCH_HASH)
+			if (m == BENCH_HASH || m == BENCH_RAW_END)
 				continue;
 			b->mode = m;
 			b->hot_iters = cfg.hot_iters;
@@ -684,7 +686,7 @@ static void print_walk(const char *walk_name, const char *proto, bool hot,
 	int m;
 
 	for (m = 0; m < NR_BENCH_MODES; m++) {
-		if (!mode_timed(m) || (r->full && m == BENCH_HASH))
+		if (!mode_timed(m) || (r->full && (m == BENCH_HASH || m == BENCH_RAW_END)))
 			continue;
 		ratio(vraw, sizeof(vraw), r->med[m], r->med[BENCH_RAW]);
 		ratio(vdyn, sizeof(vdyn), r->med[m], r->med[BENCH_DYNAMIC]);
@@ -1502,36 +1504,41 @@ static void ratio2(char *buf, size_t len, const double *m, const double *l, int 
 
 static void summary(struct step_result *r, int nr)
 {
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], e[32];
 	int i, p, w;
 
 	if (cfg.lookup) {
 		printf("\n== summary: median ns per lookup (timed), ratios of medians (of minimums)\n");
-		printf("%-4s %7s %-4s %7s %7s %7s %7s %7s | %13s %15s %13s %13s\n",
-		       "walk", "N", "sock", "raw", "inline", "call", "dynamic", "hash",
-		       "inline/raw", "dynamic/inline", "hash/inline", "call/inline");
+		printf("%-4s %7s %-4s %7s %7s %7s %7s %7s %7s | %13s %13s %15s %13s %13s\n",
+		       "walk", "N", "sock", "raw", "end", "inline", "call", "dynamic", "hash",
+		       "inline/raw", "inline/end", "dynamic/inline", "hash/inline", "call/inline");
 		for (w = 0; w < 3; w++)
 			for (i = 0; i < nr; i++)
 				for (p = 0; p < 2; p++) {
 					const struct walk_result *x = w == 2 ? &r[i].full[p] :
 								      w ? &r[i].hot[p] : &r[i].cold[p];
 					const double *m = x->med, *l = x->min;
-					char h[16] = "-";
+					char h[16] = "-", end[16] = "-";
 
 					if (!(p ? r[i].n_tcp : r[i].n_udp))
 						continue;
 					ratio2(a, sizeof(a), m, l, BENCH_INLINE, BENCH_RAW);
+					ratio2(e, sizeof(e), m, l, BENCH_INLINE, BENCH_RAW_END);
 					ratio2(b, sizeof(b), m, l, BENCH_DYNAMIC, BENCH_INLINE);
 					ratio2(c, sizeof(c), m, l, BENCH_HASH, BENCH_INLINE);
 					ratio2(d, sizeof(d), m, l, BENCH_CALL, BENCH_INLINE);
-					if (x->full)
+					/* full: no socket cookie, no end field */
+					if (x->full) {
 						strcpy(c, "-");
-					else
+						strcpy(e, "-");
+					} else {
 						snprintf(h, sizeof(h), "%.1f", m[BENCH_HASH]);
-					printf("%-4s %7ld %-4s %7.1f %7.1f %7.1f %7.1f %7s | %13s %15s %13s %13s\n",
+						snprintf(end, sizeof(end), "%.1f", m[BENCH_RAW_END]);
+					}
+					printf("%-4s %7ld %-4s %7.1f %7s %7.1f %7.1f %7.1f %7s | %13s %13s %15s %13s %13s\n",
 					       (const char *[]){ "cold", "hot", "full" }[w], r[i].n,
-					       proto_name[p], m[BENCH_RAW], m[BENCH_INLINE],
-					       m[BENCH_CALL], m[BENCH_DYNAMIC], h, a, b, c, d);
+					       proto_name[p], m[BENCH_RAW], end, m[BENCH_INLINE],
+					       m[BENCH_CALL], m[BENCH_DYNAMIC], h, a, e, b, c, d);
 				}
 	}
 	if (cfg.memory) {
@@ -1581,7 +1588,7 @@ static void summary(struct step_result *r, int nr)
 	if (!cfg.lookup)
 		return;
 	/* One line per N and walk, medians, for gnuplot. */
-	printf("\ndata: # walk N udp_raw udp_inline udp_dynamic udp_hash tcp_raw tcp_inline tcp_dynamic tcp_hash free_dynamic_ms free_inline_ms udp_call tcp_call\n");
+	printf("\ndata: # walk N udp_raw udp_inline udp_dynamic udp_hash tcp_raw tcp_inline tcp_dynamic tcp_hash free_dynamic_ms free_inline_ms udp_call tcp_call udp_rawend tcp_rawend\n");
 	for (w = 0; w < 2 && cfg.lookup; w++)
 		for (i = 0; i < nr; i++) {
 			printf("data: %s %ld", w ? "hot" : "cold", r[i].n);
@@ -1591,10 +1598,12 @@ static void summary(struct step_result *r, int nr)
 				printf(" %.2f %.2f %.2f %.2f", m[BENCH_RAW], m[BENCH_INLINE],
 				       m[BENCH_DYNAMIC], m[BENCH_HASH]);
 			}
-			printf(" %.2f %.2f %.2f %.2f\n", r[i].mem[0][0].fr.done_ms,
+			printf(" %.2f %.2f %.2f %.2f %.2f %.2f\n", r[i].mem[0][0].fr.done_ms,
 			       r[i].mem[0][1].fr.done_ms,
 			       (w ? r[i].hot[0] : r[i].cold[0]).med[BENCH_CALL],
-			       (w ? r[i].hot[1] : r[i].cold[1]).med[BENCH_CALL]);
+			       (w ? r[i].hot[1] : r[i].cold[1]).med[BENCH_CALL],
+			       (w ? r[i].hot[0] : r[i].cold[0]).med[BENCH_RAW_END],
+			       (w ? r[i].hot[1] : r[i].cold[1]).med[BENCH_RAW_END]);
 		}
 }
 

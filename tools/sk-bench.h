@@ -14,6 +14,7 @@ enum bench_mode {
 	BENCH_DYNAMIC,		/* bpf_sk_storage_get(), dynamic map */
 	BENCH_HASH,		/* hash map keyed by bpf_get_socket_cookie() */
 	BENCH_CALL,		/* the inline map through the helper call */
+	BENCH_RAW_END,		/* a field on the line before the tail */
 	NR_BENCH_MODES
 };
 
