@@ -3,7 +3,8 @@
 #   gnuplot -e "data='build/bench/lookup.dat'; out='doc/bench-lookup.png'" tools/sk-bench.gp
 # Columns: N udp_raw udp_inline udp_dynamic udp_hash tcp_raw tcp_inline
 # tcp_dynamic tcp_hash free_dynamic_ms free_inline_ms udp_call tcp_call
-# (cold walk medians; "call": the inline map through the helper call).
+# udp_rawend tcp_rawend (cold walk medians; "call": the inline map through
+# the helper call; "rawend": a field on the socket's line before the tail).
 if (!exists("data")) data = 'build/bench/lookup.dat'
 if (!exists("out")) out = 'doc/bench-lookup.png'
 
@@ -25,9 +26,12 @@ set style line 2 lc rgb "#1b9e77" lw 2 pt 5
 set style line 3 lc rgb "#d95f02" lw 2 pt 9
 set style line 4 lc rgb "#7570b3" lw 2 pt 13
 set style line 5 lc rgb "#66a61e" lw 2 pt 11
+set style line 6 lc rgb "#aaaaaa" lw 2 pt 6
 
 plot data using 1:2 with linespoints ls 1 title "raw sk_mark, UDP", \
      data using 1:6 with linespoints ls 1 dt 2 title "raw sk_mark, TCP", \
+     data using 1:14 with linespoints ls 6 title "raw, line before the tail, UDP", \
+     data using 1:15 with linespoints ls 6 dt 2 title "raw, line before the tail, TCP", \
      data using 1:3 with linespoints ls 2 title "inline, UDP", \
      data using 1:7 with linespoints ls 2 dt 2 title "inline, TCP", \
      data using 1:12 with linespoints ls 5 title "inline by helper call, UDP", \
