@@ -22,12 +22,13 @@ PATCHES		:= $(filter-out 0000-%,$(SERIES))
 KMAKE		:= $(MAKE) -C $(TREE) O=$(abspath $(OBJ)) ARCH=x86_64 -j$(JOBS)
 
 # Boot configurations "make check" runs the whole kselftest target under:
-# feature off, a valid tail, an unaligned tail, a tail for TCP and UDP
-# only (and a name no protocol has), and invalid values.
+# feature off, a valid tail, an unaligned tail, the largest tail with every
+# new slab object zeroed (init_on_alloc=1), a tail for TCP and UDP only
+# (and a name no protocol has), and invalid values.
 CHECK_BOOTS	?= off:: \
 		   tail128:bpf_sk_inline_bytes=128 \
 		   unaligned100:bpf_sk_inline_bytes=100 \
-		   tail1024:bpf_sk_inline_bytes=1024 \
+		   'tail1024:bpf_sk_inline_bytes=1024 init_on_alloc=1' \
 		   'protos:bpf_sk_inline_bytes=128 bpf_sk_inline_protos=TCP,UDP,TCPv6,UDPv6,NOSUCH' \
 		   toolarge:bpf_sk_inline_bytes=4096 \
 		   'notanumber:bpf_sk_inline_bytes=12abc sysctl.net.core.bpf_sk_inline_bytes=128 bpf_sk_inline_protos=' \
@@ -157,7 +158,7 @@ DEBUG_KMAKE	:= $(MAKE) -C $(TREE) O=$(abspath $(DEBUG_OBJ)) ARCH=x86_64 -j$(JOBS
 # (an unknown NAME=value on the kernel command line reaches init's
 # environment).
 DEBUG_BOOTS	?= off:: \
-		   tail128:bpf_sk_inline_bytes=128 \
+		   'tail128:bpf_sk_inline_bytes=128 init_on_alloc=1' \
 		   'unaligned100@4:bpf_sk_inline_bytes=100 SK_STRESS_SECONDS=16'
 
 $(DEBUG_OBJ)/.config: vm/kernel.config vm/kernel-debug.config | tree

@@ -5,9 +5,9 @@
  * compares it with an immediate; the call is left only for a socket without
  * a tail and, with F_CREATE, for a miss. A dynamic map, an inner map, two
  * maps at one call and a boot without a tail keep the plain call. A socket
- * the verifier knows to be full (a sockopt program's) is not tested for
- * NULL or for its state, one known not NULL (bpf_skc_lookup_tcp()'s) only
- * for its state.
+ * the verifier knows not to be NULL (a sockopt program's,
+ * bpf_skc_lookup_tcp()'s) is tested only for its state, which other
+ * families number as TCP does, as the helper's sk_fullsock() tests it.
  * The programs behave as the helper does, and a counter on the helper
  * shows it is called exactly where the instructions say.
  */
@@ -358,9 +358,9 @@ TEST_F(inlined, iterators_are_inlined_without_the_context_check)
 
 /*
  * What the verifier knows of the socket is not tested again: a sockopt
- * program's is a full socket, bpf_skc_lookup_tcp()'s (tested) is not NULL
- * but may be a request or timewait socket; a BTF pointer may be NULL
- * whatever the verifier thinks.
+ * program's and bpf_skc_lookup_tcp()'s (tested) are not NULL; their state
+ * is read, as the helper reads it for every family; a BTF pointer may be
+ * NULL whatever the verifier thinks.
  */
 TEST_F(inlined, what_the_verifier_knows_of_the_socket_is_not_tested_again)
 {
@@ -368,8 +368,8 @@ TEST_F(inlined, what_the_verifier_knows_of_the_socket_is_not_tested_again)
 		const char *name;
 		bool null_test, state_test;
 	} progs[] = {
-		{ "get_flags_zero", false, false },
-		{ "get_flags_unknown", false, false },
+		{ "get_flags_zero", false, true },
+		{ "get_flags_unknown", false, true },
 		{ "get_sock_common", false, true },
 		{ "get_tracing", true, true },
 		{ "get_iter", true, true },

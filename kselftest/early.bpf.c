@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Programs that see a socket before sk_alloc() or sk_clone_lock() have
+ * set it up: the LSM hooks sk_alloc_security and sk_clone_security, and
+ * fexit on security_sk_alloc(). Each looks a value up, then tries to
+ * create one, and counts what it got.
+ *
+ * A dynamic map is looked up only in sk_clone_security: on the clone path
+ * sk_prot_alloc() hands security_sk_alloc() an object whose sk_bpf_storage
+ * is still the previous occupant's unless init_on_alloc=1 cleared it, and
+ * the dynamic lookup follows it. That is the kernel's behaviour without
+ * inline storage too; the inline lookup reads nothing of the kind. No
+ * create is tried on a dynamic map in sk_clone_security either, where the
+ * refcount the helper tests is not set up yet.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "sk_storage_test.h"
+#include "early.h"
+
+char _license[] SEC("license") = "GPL";
+
+struct sock_common {
+	unsigned short skc_num;
+} __attribute__((preserve_access_index));
+
+struct sock {
+	struct sock_common __sk_common;
+} __attribute__((preserve_access_index));
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct val8);
+} map SEC(".maps");
+
+int target_tgid;
+int listen_port;	/* host order, as skc_num */
+int map_is_inline;
+struct early_counts counts[EARLY_NR_HOOKS];
+
+static void look(struct sock *sk, int hook)
+{
+	struct early_counts *c = &counts[hook & (EARLY_NR_HOOKS - 1)];
+	struct val8 *v;
+
+	__sync_fetch_and_add(&c->calls, 1);
+	if (!map_is_inline && hook != EARLY_CLONE_SECURITY)
+		return;
+	__sync_fetch_and_add(&c->looked, 1);
+	v = bpf_sk_storage_get(&map, sk, 0, 0);
+	if (v) {
+		__sync_fetch_and_add(&c->found, 1);
+		c->last_found = v->a;
+	}
+	if (map_is_inline &&
+	    bpf_sk_storage_get(&map, sk, 0, BPF_SK_STORAGE_GET_F_CREATE))
+		__sync_fetch_and_add(&c->created, 1);
+}
+
+static int ours(void)
+{
+	return target_tgid && bpf_get_current_pid_tgid() >> 32 == target_tgid;
+}
+
+SEC("lsm/sk_alloc_security")
+int BPF_PROG(on_alloc_security, struct sock *sk, int family, unsigned int priority)
+{
+	if (ours())
+		look(sk, EARLY_ALLOC_SECURITY);
+	return 0;
+}
+
+/* Runs in the softirq that takes the handshake's last ACK. */
+SEC("lsm/sk_clone_security")
+int BPF_PROG(on_clone_security, const struct sock *sk, struct sock *newsk)
+{
+	if (listen_port && sk->__sk_common.skc_num == listen_port)
+		look(newsk, EARLY_CLONE_SECURITY);
+	return 0;
+}
+
+SEC("fexit/security_sk_alloc")
+int BPF_PROG(after_security_sk_alloc, struct sock *sk, int family,
+	     unsigned int priority, int ret)
+{
+	if (ours())
+		look(sk, EARLY_FEXIT_SECURITY_SK_ALLOC);
+	return 0;
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Before a socket exists: LSM programs on sk_alloc_security and
+ * sk_clone_security, and fexit programs on security_sk_alloc(), see it
+ * inside sk_prot_alloc() or sk_clone_lock(), before either has set it up.
+ * A lookup there finds nothing and a create creates nothing, as upstream,
+ * with no oops: what the lookup reads to find the tail is valid and the
+ * tail is empty from the allocation on. The TCP sockets looked at reuse
+ * objects whose previous sockets held values (with init_on_alloc=1 or not,
+ * whichever this boot has): none of those values shows through.
+ */
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include "../kselftest_harness.h"
+#include "sk_storage_util.h"
+#include "early.h"
+#include "early.skel.h"
+
+#define NR_CONNS	64
+#define OLD_MARK	0xdead0000ULL
+
+FIXTURE(early) {
+	struct early *skel;
+	int map, listener;
+	struct sockaddr_in addr;
+};
+
+FIXTURE_SETUP(early)
+{
+	socklen_t len = sizeof(self->addr);
+	unsigned int off, size;
+
+	self->skel = early__open_and_load();
+	ASSERT_NE(NULL, self->skel);
+	self->map = bpf_map__fd(self->skel->maps.map);
+	/* What the programs may try on a dynamic map: see early.bpf.c. */
+	self->skel->bss->map_is_inline = map_slot(self->map, &off, &size) == 1;
+
+	self->addr.sin_family = AF_INET;
+	self->addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	self->listener = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, self->listener);
+	ASSERT_EQ(0, bind(self->listener, (struct sockaddr *)&self->addr, len));
+	ASSERT_EQ(0, getsockname(self->listener, (struct sockaddr *)&self->addr, &len));
+	ASSERT_EQ(0, listen(self->listener, NR_CONNS));
+}
+
+FIXTURE_TEARDOWN(early)
+{
+	close(self->listener);
+	early__destroy(self->skel);
+}
+
+/* @n connections: fds[2 * i] the client's, fds[2 * i + 1] the accepted. */
+static int connect_n(FIXTURE_DATA(early) *self, int *fds, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		fds[2 * i] = socket(AF_INET, SOCK_STREAM, 0);
+		if (fds[2 * i] < 0 ||
+		    connect(fds[2 * i], (struct sockaddr *)&self->addr, sizeof(self->addr)))
+			return -errno;
+		fds[2 * i + 1] = accept(self->listener, NULL, NULL);
+		if (fds[2 * i + 1] < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/* Reset, not FIN: the sockets are freed now, not after TIME_WAIT. */
+static void close_n(int *fds, int n)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	int i;
+
+	for (i = 0; i < 2 * n; i++) {
+		setsockopt(fds[i], SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		close(fds[i]);
+	}
+}
+
+TEST_F(early, sockets_not_yet_set_up_hold_no_value)
+{
+	int old[2 * NR_CONNS], fds[2 * NR_CONNS], i, hook;
+	struct early_counts *c = self->skel->bss->counts;
+	static const char * const names[] = {
+		[EARLY_ALLOC_SECURITY] = "lsm/sk_alloc_security",
+		[EARLY_CLONE_SECURITY] = "lsm/sk_clone_security",
+		[EARLY_FEXIT_SECURITY_SK_ALLOC] = "fexit/security_sk_alloc",
+	};
+
+	/* Previous occupants of the TCP objects, each with a value. */
+	ASSERT_EQ(0, connect_n(self, old, NR_CONNS));
+	for (i = 0; i < 2 * NR_CONNS; i++) {
+		struct val8 v = { .a = OLD_MARK + i };
+
+		ASSERT_EQ(0, sys_update(self->map, old[i], &v, BPF_NOEXIST));
+	}
+	close_n(old, NR_CONNS);
+	/* Their memory is freed a grace period after they are. */
+	usleep(300000);
+
+	ASSERT_EQ(0, early__attach(self->skel));
+	self->skel->bss->listen_port = ntohs(self->addr.sin_port);
+	self->skel->bss->target_tgid = getpid();
+	ASSERT_EQ(0, connect_n(self, fds, NR_CONNS));
+	self->skel->bss->target_tgid = 0;
+	self->skel->bss->listen_port = 0;
+	early__detach(self->skel);
+
+	for (hook = 0; hook <= EARLY_FEXIT_SECURITY_SK_ALLOC; hook++) {
+		TH_LOG("%s: %llu calls, %llu lookups, %llu found (last %#llx), %llu created",
+		       names[hook], c[hook].calls, c[hook].looked, c[hook].found,
+		       c[hook].last_found, c[hook].created);
+		EXPECT_LT(0, c[hook].calls) TH_LOG("%s", names[hook]);
+		if (self->skel->bss->map_is_inline || hook == EARLY_CLONE_SECURITY)
+			EXPECT_EQ(c[hook].calls, c[hook].looked) TH_LOG("%s", names[hook]);
+		EXPECT_EQ(0, c[hook].found) TH_LOG("%s", names[hook]);
+		EXPECT_EQ(0, c[hook].created) TH_LOG("%s", names[hook]);
+	}
+	/* Every client socket passed both alloc hooks. */
+	EXPECT_LE(NR_CONNS, c[EARLY_ALLOC_SECURITY].calls);
+	EXPECT_LE(NR_CONNS, c[EARLY_FEXIT_SECURITY_SK_ALLOC].calls);
+
+	/* The sockets, once set up, are as any other: empty, and usable. */
+	for (i = 0; i < 2 * NR_CONNS; i++) {
+		struct val8 v = { .a = i };
+
+		EXPECT_EQ(-ENOENT, sys_lookup(self->map, fds[i], &v));
+		EXPECT_EQ(0, sys_update(self->map, fds[i], &v, BPF_NOEXIST));
+	}
+	close_n(fds, NR_CONNS);
+}
+
+TEST_HARNESS_MAIN

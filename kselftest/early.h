@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared by early.bpf.c and early.c. */
+#ifndef EARLY_H
+#define EARLY_H
+
+#include <linux/types.h>
+
+enum {
+	EARLY_ALLOC_SECURITY,
+	EARLY_CLONE_SECURITY,
+	EARLY_FEXIT_SECURITY_SK_ALLOC,
+	EARLY_UNUSED,
+	EARLY_NR_HOOKS,	/* a power of two: the programs mask the index */
+};
+
+struct early_counts {
+	__u64 calls;
+	__u64 looked;	/* lookups tried: see early.bpf.c for a dynamic map */
+	__u64 found;
+	__u64 created;
+	__u64 last_found;
+};
+
+#endif
