@@ -65,6 +65,8 @@ help:
 	@echo "cachesim    build the cache simulator plugin (tools/cachesim) and its self-test"
 	@echo "cachesim-selftest  run only the simulator's self-test (part of check)"
 	@echo "bench-misses  simulated cache misses per lookup, table, plot and profiles"
+	@echo "verifier-stats  veristat over every sk storage program: unpatched, tail 0"
+	@echo "             (must be equal) and tail 128, as doc/verifier-stats.md"
 
 deps:
 	@vm/install-deps
@@ -389,7 +391,7 @@ BPFST_INC	:= -I$(BPFST_SRC) -I$(BPFST)/tools/include -I$(TREE)/tools/lib \
 		   -I$(TREE)/tools/include -I$(TREE)/tools/arch/x86/include \
 		   -I$(TREE)/tools/include/uapi
 
-.PHONY: upstream-selftests check-upstream
+.PHONY: upstream-selftests check-upstream verifier-stats
 
 # test_progs: upstream's make knows what changed (the kernel's BTF
 # included); the rest are rules of ours.
@@ -416,6 +418,22 @@ $(BPFST)/bpf_testmod.ko: $(wildcard $(BPFST_SRC)/bpf_testmod/*.[ch]) $(OBJ)/vmli
 	@rm -f $(BPFST)/bpf_testmod/bpf_testmod.ko
 	$(KMAKE) -s M=$(abspath $(BPFST))/bpf_testmod modules
 	@cp $(BPFST)/bpf_testmod/bpf_testmod.ko $@
+
+# veristat from the tree, static: the guest has no libelf of its own.
+VERISTAT	:= $(BPFST)/veristat
+
+$(VERISTAT): $(BPFST_SRC)/veristat.c $(BPFST)/test_progs
+	$(CC) -g -O2 -Wall $(BPFST_INC) -o $@ $< \
+		$(BPFST)/tools/build/libbpf/libbpf.a -static -lelf -lz -lm
+
+# Verifier statistics of every sk storage program, the tree's selftests'
+# and ours: booted without a tail, the series must verify each exactly as
+# the unpatched kernel does; with one, the difference is shown.
+verifier-stats: kernel kernel-pristine upstream-selftests $(VERISTAT)
+	@vm/verifier-stats --veristat $(VERISTAT) --out doc/verifier-stats.md --same tail0 \
+		$$(vm/bpf-selftests list $(BPFST_SRC) | sed -n 's|^prog progs/\(.*\)\.c$$|$(BPFST)/\1.bpf.o|p') \
+		$(OBJ)/kselftest/$(KSFT_NAME) -- pristine=$(BUILD)/bzImage-pristine \
+		tail0=$(BUILD)/bzImage tail128=$(BUILD)/bzImage:bpf_sk_inline_bytes=128
 
 $(BPFST_ROOT): $(ROOTFS) $(BPFST)/test_progs $(BPFST)/test_maps_sk_storage \
 		$(BPFST)/bpf_testmod.ko $(BPFST)/tests.txt $(BPFST)/objs.txt \

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Which tracing programs may call bpf_sk_storage_get(): not those attached
- * to the sk storage code itself (bpf_sk_storage*() upstream, and every
- * out-of-line function of the inline storage), where the helper would run
- * inside the operation it interrupted, on the same socket, slot or lock.
- * Elsewhere they may. The functions are taken from the running kernel's
- * symbols, so each refusal is tested against a target that exists, and
- * must be the verifier's refusal of the helper, not any failure.
+ * to the sk storage code itself (bpf_sk_storage*() upstream, and the
+ * functions the inline storage runs for the helpers, all named
+ * bpf_sk_inline*(), __bpf_sk_inline*() or sk_inline_*()), where the helper
+ * would run inside the operation it interrupted, on the same socket, slot
+ * or lock. Elsewhere they may. The functions are taken from the running
+ * kernel's symbols, so each refusal is tested against a target that
+ * exists (__bpf_sk_inline_unlink() among them), and must be the verifier's
+ * refusal of the helper, not any failure.
  */
 #include "../kselftest_harness.h"
 #include "sk_storage_util.h"

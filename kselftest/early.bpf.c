@@ -37,6 +37,15 @@ struct {
 } map SEC(".maps");
 
 int target_tgid;
+int recording;		/* first round: remember the objects, look at nothing */
+__u64 reused;		/* second round: objects the first round had */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u8);
+} objects SEC(".maps");
 int listen_port;	/* host order, as skc_num */
 int map_is_inline;
 struct early_counts counts[EARLY_NR_HOOKS];
@@ -44,7 +53,17 @@ struct early_counts counts[EARLY_NR_HOOKS];
 static void look(struct sock *sk, int hook)
 {
 	struct early_counts *c = &counts[hook & (EARLY_NR_HOOKS - 1)];
+	__u64 addr = (__u64)sk;
+	__u8 one = 1;
 	struct val8 *v;
+
+	if (recording) {
+		bpf_map_update_elem(&objects, &addr, &one, BPF_ANY);
+		return;
+	}
+	if (hook != EARLY_FEXIT_SECURITY_SK_ALLOC &&
+	    bpf_map_lookup_elem(&objects, &addr))
+		__sync_fetch_and_add(&reused, 1);
 
 	__sync_fetch_and_add(&c->calls, 1);
 	if (!map_is_inline && hook != EARLY_CLONE_SECURITY)

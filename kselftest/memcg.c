@@ -46,7 +46,7 @@ FIXTURE_TEARDOWN(memcg_policy)
 	if (self->w.fds)
 		workload_close(&self->w);
 	if (self->map >= 0)
-		close(self->map);
+		close_sk_map(self->map);
 	bpf_link__destroy(self->set);
 	sk_storage__destroy(self->skel);
 	cg_write(CG_AGENT "/memory.max", "max");

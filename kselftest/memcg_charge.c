@@ -57,7 +57,7 @@ FIXTURE_TEARDOWN(memcg)
 	if (self->w.fds)
 		workload_close(&self->w);
 	if (self->map >= 0)
-		close(self->map);
+		close_sk_map(self->map);
 	cg_write(CG_AGENT "/memory.max", "max");
 	cg_write(CHARGE_SYSCTL, "0");
 	cg_teardown();

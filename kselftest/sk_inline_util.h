@@ -208,6 +208,38 @@ static inline int map_slot(int map_fd, unsigned int *off, unsigned int *size)
 }
 
 /*
+ * Close sk storage map @map_fd and wait until its slot, if it has one, is
+ * back (free, or leaked): the map's free is deferred, and its slot returns
+ * a grace period after that starts. 0, or -ETIMEDOUT.
+ */
+static inline int close_sk_map(int map_fd)
+{
+	char buf[8192], *line, *save, state[16];
+	unsigned int off, size, o, s;
+	int i, held;
+
+	if (map_slot(map_fd, &off, &size) != 1) {
+		close(map_fd);
+		return 0;
+	}
+	close(map_fd);
+	for (i = 0; i < 2000; i++) {
+		if (read_file(INLINE_LAYOUT, buf, sizeof(buf)) < 0)
+			return 0;	/* no debugfs: nothing to wait on */
+		held = 0;
+		for (line = strtok_r(buf, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
+			if (sscanf(line, "%u %u %15s", &o, &s, state) == 3 &&
+			    off >= o && off < o + s)
+				held = !strcmp(state, "map") || !strcmp(state, "dying");
+		if (!held)
+			return 0;
+		usleep(5000);
+	}
+	return -ETIMEDOUT;
+}
+
+/*
  * There is no flag that asks for the dynamic path: a map is dynamic when
  * no free range of the tail fits its slot. Fillers are maps that take the
  * room, so that the next map of their value size is dynamic.
