@@ -65,13 +65,26 @@ static int series_funcs(char names[][128], int max)
 	return n;
 }
 
-TEST(helper_refused_in_programs_on_bpf_sk_storage_functions)
+/* Each load reads the kernel's BTF: slow on a debug kernel. */
+FIXTURE(contexts) {
+	int unused;
+};
+
+FIXTURE_SETUP(contexts)
+{
+}
+
+FIXTURE_TEARDOWN(contexts)
+{
+}
+
+TEST_F_TIMEOUT(contexts, helper_refused_in_programs_on_bpf_sk_storage_functions, 300)
 {
 	EXPECT_EQ(-EINVAL, load_on("bpf_sk_storage_free"));
 	EXPECT_NE(NULL, strstr(log_buf, REFUSAL)) TH_LOG("%s", log_buf);
 }
 
-TEST(helper_refused_in_programs_on_every_inline_storage_function)
+TEST_F_TIMEOUT(contexts, helper_refused_in_programs_on_every_inline_storage_function, 300)
 {
 	static char names[MAX_FUNCS][128];
 	struct btf *vmlinux = btf__load_vmlinux_btf();
@@ -97,7 +110,7 @@ TEST(helper_refused_in_programs_on_every_inline_storage_function)
 	btf__free(vmlinux);
 }
 
-TEST(helper_allowed_in_programs_on_other_functions)
+TEST_F_TIMEOUT(contexts, helper_allowed_in_programs_on_other_functions, 300)
 {
 	EXPECT_EQ(0, load_on("udp_destroy_sock")) TH_LOG("%s", log_buf);
 	EXPECT_EQ(0, load_on("security_sk_free")) TH_LOG("%s", log_buf);
