@@ -26,14 +26,14 @@ KMAKE		:= $(MAKE) -C $(TREE) O=$(abspath $(OBJ)) ARCH=x86_64 -j$(JOBS)
 # new slab object zeroed (init_on_alloc=1), a tail for TCP and UDP only
 # (and a name no protocol has), and invalid values.
 CHECK_BOOTS	?= off:: \
-		   tail128:bpf_sk_inline_bytes=128 \
+		   tail128:sysctl.net.core.bpf_sk_inline_bytes=128 \
 		   unaligned100:bpf_sk_inline_bytes=100 \
 		   'tail1024:bpf_sk_inline_bytes=1024 init_on_alloc=1' \
-		   'protos:bpf_sk_inline_bytes=128 bpf_sk_inline_protos=TCP,UDP,TCPv6,UDPv6,NOSUCH' \
+		   'protos:sysctl.net/core/bpf_sk_inline_bytes=128 sysctl.net/core/bpf_sk_inline_protos=TCP,UDP,TCPv6,UDPv6,NOSUCH' \
 		   toolarge:bpf_sk_inline_bytes=4096 \
-		   'notanumber:bpf_sk_inline_bytes=12abc sysctl.net.core.bpf_sk_inline_bytes=128 bpf_sk_inline_protos=' \
-		   negative:bpf_sk_inline_bytes=-8
-DEMO_APPEND	?= bpf_sk_inline_bytes=128
+		   'notanumber:bpf_sk_inline_bytes=12abc bpf_sk_inline_protos=' \
+		   negative:sysctl.net.core.bpf_sk_inline_bytes=-8
+DEMO_APPEND	?= sysctl.net.core.bpf_sk_inline_bytes=128
 
 .PHONY: help deps tree kernel selftests rootfs check demo patches checkpatch \
 	bisect-build build-matrix kernel-debug kernel-pristine check-debug memcg sparse bench bench-plot clean distclean \
@@ -377,7 +377,7 @@ bench-misses: kernel $(BENCH)/initramfs.cpio $(CACHESIM_SO)
 BPFST		:= $(BUILD)/bpf-selftests
 BPFST_SRC	:= $(TREE)/tools/testing/selftests/bpf
 BPFST_LLVM	?= CLANG=clang-19 LLC=llc-19 LLVM_STRIP=llvm-strip-19
-BPFST_BOOTS	?= off:: tail128:bpf_sk_inline_bytes=128
+BPFST_BOOTS	?= off:: tail128:sysctl.net.core.bpf_sk_inline_bytes=128
 BPFST_DENY	:= vm/bpf-selftests.deny
 BPFST_ROOT	:= $(BPFST)/initramfs.cpio
 BPFST_RESULT	:= $(BUILD)/logs/bpf-selftests.result

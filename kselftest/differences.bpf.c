@@ -18,6 +18,7 @@ enum { DIFF_ADDR = 1, DIFF_DELETE_RECREATE };
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_extra, 1);	/* a slot in the inline tail */
 	__type(key, int);
 	__type(value, struct val16);
 } map_default SEC(".maps");
@@ -26,6 +27,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_extra, 1);	/* a slot in the inline tail */
 	__type(key, int);
 	__type(value, struct val16);
 } map_dynamic SEC(".maps");

@@ -20,6 +20,7 @@ char _license[] SEC("license") = "GPL";
 	struct {							\
 		__uint(type, BPF_MAP_TYPE_SK_STORAGE);			\
 		__uint(map_flags, BPF_F_NO_PREALLOC | (extra_flags));	\
+		__uint(map_extra, 1);	/* a slot in the tail */	\
 		__type(key, int);					\
 		__type(value, struct inlined_val);			\
 	} name SEC(".maps")
@@ -32,6 +33,7 @@ SK_MAP(dyn, BPF_F_CLONE);
 struct inner {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_extra, 1);	/* a slot in the inline tail */
 	__type(key, int);
 	__type(value, struct inlined_val);
 };

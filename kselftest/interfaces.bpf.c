@@ -25,6 +25,7 @@ struct val_lock {
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_extra, 1);	/* a slot in the inline tail */
 	__type(key, int);
 	__type(value, struct val16);
 } map_inline SEC(".maps");
@@ -33,6 +34,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_extra, 1);	/* a slot in the inline tail */
 	__type(key, int);
 	__type(value, struct val16);
 } map_dyn SEC(".maps");
@@ -40,6 +42,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_CLONE);
+	__uint(map_extra, 1);	/* a slot in the inline tail */
 	__type(key, int);
 	__type(value, struct val16);
 } map_clone SEC(".maps");
@@ -47,6 +50,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_extra, 1);	/* a slot in the inline tail */
 	__type(key, int);
 	__type(value, struct val_lock);
 } map_lock SEC(".maps");

@@ -1068,7 +1068,8 @@ static int create_special_map(const char *type, unsigned int size,
 			      const char *ptr_tag)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts,
-		    .map_flags = BPF_F_NO_PREALLOC);
+		    .map_flags = BPF_F_NO_PREALLOC,
+		    .map_extra = SK_INLINE_REQUEST);
 	int int_id, u64_id, field_id, val_id, fd = -EINVAL;
 	struct btf *btf = btf__new_empty();
 

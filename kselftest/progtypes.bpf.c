@@ -18,6 +18,7 @@ char _license[] SEC("license") = "GPL";
 struct {							\
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);			\
 	__uint(map_flags, BPF_F_NO_PREALLOC);			\
+	__uint(map_extra, 1);	/* a slot in the tail */	\
 	__type(key, int);					\
 	__type(value, struct val8);				\
 } name SEC(".maps")

@@ -23,7 +23,10 @@
 #define INLINE_ALIGN		8
 /* In front of the tail: the socket's link for the map iterator. */
 #define INLINE_LINK_BYTES	24
-#define INLINE_LAYOUT		"/sys/kernel/debug/bpf_sk_inline"
+#define INLINE_LAYOUT		"/sys/kernel/debug/bpf_sk_inline/slots"
+#define ALL_MAPS_SYSCTL		"/proc/sys/net/core/bpf_sk_inline_all_maps"
+/* map_extra of an sk storage map that asks for a slot in the tail. */
+#define SK_INLINE_REQUEST	1
 /* The smallest slot is 16 bytes: a tail holds at most this many. */
 #define MAX_FILLERS		(INLINE_MAX_BYTES / 16)
 
@@ -72,20 +75,41 @@ static inline int write_file(const char *path, const char *val)
 }
 
 /*
+ * Whether the command-line word @w sets @key ("name="), in the plain
+ * spelling or as sysctl.net.core.name=, with '.' or '/' between the names
+ * as do_sysctl_args() takes them. Returns the value's start, or NULL.
+ */
+static inline const char *boot_word_sets(const char *w, const char *key)
+{
+	const char *sysctl = "sysctl.net.core.";
+	size_t i;
+
+	if (!strncmp(w, key, strlen(key)))
+		return w + strlen(key);
+	for (i = 0; sysctl[i]; i++)
+		if (w[i] != sysctl[i] && !(w[i] == '/' && sysctl[i] == '.'))
+			return NULL;
+	return strncmp(w + i, key, strlen(key)) ? NULL : w + i + strlen(key);
+}
+
+/*
  * The value of boot argument @key ("name=") on this boot's command line,
- * in @val, or NULL. The last occurrence wins, as for any kernel parameter.
+ * in any spelling, in @val, or NULL. The last occurrence wins, as the
+ * kernel parses them in order.
  */
 static inline const char *boot_arg(const char *key, char *val, size_t len)
 {
 	static char cmdline[4096];
-	const char *p, *last = NULL;
+	const char *p, *v, *last = NULL;
 	size_t n;
 
 	if (read_file("/proc/cmdline", cmdline, sizeof(cmdline)) < 0)
 		return NULL;
-	for (p = cmdline; (p = strstr(p, key)); p++)
-		if (p == cmdline || p[-1] == ' ')
-			last = p + strlen(key);
+	for (p = cmdline; *p; p += strcspn(p, " \n"), p += strspn(p, " \n")) {
+		v = boot_word_sets(p, key);
+		if (v)
+			last = v;
+	}
 	if (!last)
 		return NULL;
 	n = strcspn(last, " \n");
@@ -208,6 +232,23 @@ static inline int map_slot(int map_fd, unsigned int *off, unsigned int *size)
 }
 
 /*
+ * Why a dynamic map has no slot: its fdinfo's "sk_inline_status:", in
+ * @out ("" for an inline map, or a kernel without the opt-in).
+ */
+static inline void map_inline_status(int map_fd, char *out, size_t len)
+{
+	char path[64], buf[2048], *p;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map_fd);
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return;
+	p = strstr(buf, "sk_inline_status:\t");
+	if (p)
+		snprintf(out, len, "%.*s", (int)strcspn(p + 18, "\n"), p + 18);
+}
+
+/*
  * Close sk storage map @map_fd and wait until its slot, if it has one, is
  * back (free, or leaked): the map's free is deferred, and its slot returns
  * a grace period after that starts. 0, or -ETIMEDOUT.
@@ -240,9 +281,9 @@ static inline int close_sk_map(int map_fd)
 }
 
 /*
- * There is no flag that asks for the dynamic path: a map is dynamic when
- * no free range of the tail fits its slot. Fillers are maps that take the
- * room, so that the next map of their value size is dynamic.
+ * A map that asks for a slot is dynamic when no free range of the tail
+ * fits its slot. Fillers are maps that take the room, so that the next map
+ * of their value size that asks is dynamic.
  */
 struct sk_fillers {
 	int nr;

@@ -240,6 +240,7 @@ static inline int sk_map_create(unsigned int value_size, __u32 flags)
 		opts.btf_key_type_id = key;
 		opts.btf_value_type_id = arr;
 		opts.map_flags = BPF_F_NO_PREALLOC | flags;
+		opts.map_extra = SK_INLINE_REQUEST;
 		fd = bpf_map_create(BPF_MAP_TYPE_SK_STORAGE, "sk_memcg", 4,
 				    value_size, 0, &opts);
 		if (fd < 0)

@@ -15,6 +15,7 @@ char _license[] SEC("license") = "GPL";
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_extra, 1);	/* a slot in the inline tail */
 	__type(key, int);
 	__type(value, struct val16);
 } map_a SEC(".maps");
@@ -22,6 +23,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_extra, 1);	/* a slot in the inline tail */
 	__type(key, int);
 	__type(value, struct val8);
 } map_b SEC(".maps");
@@ -30,6 +32,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_extra, 1);	/* a slot in the inline tail */
 	__type(key, int);
 	__type(value, struct val16);
 } map_dyn SEC(".maps");
@@ -37,6 +40,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_extra, 1);	/* a slot in the inline tail */
 	__type(key, int);
 	__type(value, struct val_big);
 } map_big SEC(".maps");

@@ -16,7 +16,7 @@
 #include "sk_storage_test.h"
 #include "sk_storage.skel.h"
 
-#define LAYOUT_FILE	"/sys/kernel/debug/bpf_sk_inline"
+#define LAYOUT_FILE	INLINE_LAYOUT
 #define REUSE_SYSCTL	"/proc/sys/net/core/bpf_sk_inline_reuse"
 #define SLOT_HDR	8
 
@@ -236,8 +236,12 @@ static inline struct btf *sk_map_btf(unsigned int value_size, __u32 *key_id,
 	return btf;
 }
 
-/* Create an sk storage map with a @value_size value; its fd or -errno. */
-static inline int create_sk_map(unsigned int value_size, __u32 extra_flags)
+/*
+ * Create an sk storage map with a @value_size value, asking for a slot
+ * with @map_extra SK_INLINE_REQUEST; its fd or -errno.
+ */
+static inline int create_sk_map_extra(unsigned int value_size,
+				      __u32 extra_flags, __u64 map_extra)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts);
 	__u32 key_id, value_id;
@@ -251,11 +255,18 @@ static inline int create_sk_map(unsigned int value_size, __u32 extra_flags)
 	opts.btf_key_type_id = key_id;
 	opts.btf_value_type_id = value_id;
 	opts.map_flags = BPF_F_NO_PREALLOC | extra_flags;
+	opts.map_extra = map_extra;
 	fd = bpf_map_create(BPF_MAP_TYPE_SK_STORAGE, "sk_inline_test", 4,
 			    value_size, 0, &opts);
 	fd = fd < 0 ? -errno : fd;
 	btf__free(btf);
 	return fd;
+}
+
+/* An sk storage map that asks for a slot; its fd or -errno. */
+static inline int create_sk_map(unsigned int value_size, __u32 extra_flags)
+{
+	return create_sk_map_extra(value_size, extra_flags, SK_INLINE_REQUEST);
 }
 
 /*

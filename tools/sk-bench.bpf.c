@@ -32,6 +32,7 @@ char _license[] SEC("license") = "GPL";
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_extra, 1);	/* a slot in the inline tail */
 	__type(key, int);
 	__type(value, __u64);
 } inline_map SEC(".maps");
@@ -39,6 +40,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_extra, 1);	/* a slot in the inline tail */
 	__type(key, int);
 	__type(value, __u64);
 } dyn_map SEC(".maps");

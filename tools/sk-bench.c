@@ -40,7 +40,7 @@
 #define CG_BENCH		CG_ROOT "/sk-bench"
 #define FREE_MAP_NAME		"sk_memcg"	/* sk_map_create() names it so */
 #define TAIL_SYSCTL		"/proc/sys/net/core/bpf_sk_inline_bytes"
-#define LAYOUT_DEBUGFS		"/sys/kernel/debug/bpf_sk_inline"
+#define LAYOUT_DEBUGFS		INLINE_LAYOUT
 
 static const char *const mode_name[NR_BENCH_MODES] = {
 	[BENCH_VISIT] = "visit only",

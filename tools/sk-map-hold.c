@@ -3,9 +3,8 @@
  * sk-map-hold: create sk storage maps of the given value sizes, run a
  * command while they exist, then free them. Shows which maps get an
  * inline slot:  sk-map-hold 16 8 dynamic:16 2048 -- sk-inline-slots
- * No flag asks for the dynamic path: for dynamic:SIZE, maps of SIZE bytes
- * are created until one finds the tail full; the ones that got a slot
- * (fillers) are freed again before the next SIZE.
+ * A map of SIZE asks for a slot (map_extra 1); dynamic:SIZE does not, and
+ * keeps upstream's dynamic storage.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,11 +24,11 @@ static void usage(FILE *f)
 	fprintf(f, "usage: sk-map-hold [dynamic:]SIZE... [-- COMMAND [ARGS...]]\n"
 		"Create one BPF_MAP_TYPE_SK_STORAGE map per SIZE (value bytes,\n"
 		"1..65535), run COMMAND while they exist, then free them.\n"
-		"dynamic:SIZE fills what is left of the tail with maps of SIZE\n"
-		"bytes until one gets no slot, keeps that one and frees the others.\n");
+		"A map of SIZE asks for a slot in the inline tail (map_extra 1);\n"
+		"one of dynamic:SIZE does not, and keeps the dynamic storage.\n");
 }
 
-static int create_map(unsigned int size, __u32 flags)
+static int create_map(unsigned int size, __u64 map_extra)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts);
 	struct btf *btf = btf__new_empty();
@@ -47,8 +46,11 @@ static int create_map(unsigned int size, __u32 flags)
 	opts.btf_fd = btf__fd(btf);
 	opts.btf_key_type_id = key;
 	opts.btf_value_type_id = arr;
-	opts.map_flags = BPF_F_NO_PREALLOC | flags;
+	opts.map_flags = BPF_F_NO_PREALLOC;
+	opts.map_extra = map_extra;
 	fd = bpf_map_create(BPF_MAP_TYPE_SK_STORAGE, "sk_map_hold", 4, size, 0, &opts);
+	if (fd < 0)
+		fd = -errno;
 	btf__free(btf);
 	return fd;
 }
@@ -60,10 +62,9 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		const char *arg = argv[i];
 		bool dynamic = false;
-		struct sk_fillers f;
 		char *end;
 		unsigned long size;
-		int fd, fillers = 0;
+		int fd;
 
 		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
 			usage(stdout);
@@ -80,23 +81,13 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
-		if (dynamic) {
-			fd = fill_tail(create_map, size, &f);
-			fillers = f.nr;
-			if (fd >= 0 && release_fillers(&f))
-				fprintf(stderr, "sk-map-hold: filler slots still held\n");
-		} else {
-			fd = create_map(size, 0);
-		}
+		fd = create_map(size, dynamic ? 0 : SK_INLINE_REQUEST);
 		if (fd < 0) {
 			fprintf(stderr, "sk-map-hold: map of %lu bytes: %s\n", size, strerror(-fd));
 			return 1;
 		}
-		if (dynamic)
-			printf("map fd %d: value %lu bytes, made after %d filler map(s) took the tail (freed again)\n",
-			       fd, size, fillers);
-		else
-			printf("map fd %d: value %lu bytes\n", fd, size);
+		printf("map fd %d: value %lu bytes, %s\n", fd, size,
+		       dynamic ? "not asking for a slot" : "asking for a slot");
 	}
 	fflush(stdout);
 	if (i < argc - 1) {

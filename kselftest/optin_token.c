@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A slot is a share of every socket on the host: only a creator with
+ * CAP_BPF or CAP_SYS_ADMIN in the initial user namespace gets one. A
+ * process that creates its maps through a BPF token, root only in a user
+ * namespace of its own, gets a dynamic map whether it asks or not, also
+ * with net.core.bpf_sk_inline_all_maps set; the map's fdinfo says why.
+ *
+ * The child enters a new user and mount namespace and opens a bpffs
+ * context; the parent, privileged in the initial namespace, delegates map
+ * creation on it (as upstream's prog_tests/token.c does) and hands back
+ * the mount, from which the child makes its token.
+ */
+#include <sched.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/mount.h>
+
+#include "../kselftest_harness.h"
+#include "sk_storage_util.h"
+
+#define VALUE_SIZE	8
+
+/* What the child saw, sent to the parent over the socket pair. */
+struct token_result {
+	int token;		/* token fd, or -errno */
+	int asked;		/* map create that asks: fd, or -errno */
+	int not_asked;		/* one that does not: fd, or -errno */
+	int asked_slot;		/* map_slot() of each */
+	int not_asked_slot;
+	char asked_status[32];	/* sk_inline_status: of each */
+	char not_asked_status[32];
+};
+
+static int send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {}, c = 0;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -errno;
+}
+
+static int recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {}, c;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg;
+	ssize_t n;
+	int fd;
+
+	n = recvmsg(sock, &msg, 0);
+	if (n != 1)
+		return n < 0 ? -errno : -EIO;
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
+		return -EBADMSG;
+	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
+	return fd;
+}
+
+static int enter_userns(void)
+{
+	if (unshare(CLONE_NEWUSER))
+		return -errno;
+	if (write_file("/proc/self/setgroups", "deny") ||
+	    write_file("/proc/self/uid_map", "0 0 1") ||
+	    write_file("/proc/self/gid_map", "0 0 1"))
+		return -EPERM;
+	if (setgid(0) || setuid(0))
+		return -errno;
+	if (unshare(CLONE_NEWNS) ||
+	    syscall(__NR_mount, NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -errno;
+	return 0;
+}
+
+static int map_with_token(int btf_fd, __u32 key_id, __u32 value_id,
+			  int token, __u64 map_extra)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts,
+		    .btf_fd = btf_fd,
+		    .btf_key_type_id = key_id,
+		    .btf_value_type_id = value_id,
+		    .map_flags = BPF_F_NO_PREALLOC | BPF_F_TOKEN_FD,
+		    .map_extra = map_extra,
+		    .token_fd = token);
+	int fd = bpf_map_create(BPF_MAP_TYPE_SK_STORAGE, "sk_token", 4,
+				VALUE_SIZE, 0, &opts);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* In the child: namespaces, token, then the two creates. */
+static void child(int sock, int btf_fd, __u32 key_id, __u32 value_id)
+{
+	struct token_result r = { .token = -1, .asked = -1, .not_asked = -1 };
+	unsigned int off, size;
+	int fs_fd, mnt_fd, bpffs;
+
+	r.token = enter_userns();
+	if (!r.token) {
+		fs_fd = syscall(__NR_fsopen, "bpf", 0);
+		r.token = fs_fd < 0 ? -errno : send_fd(sock, fs_fd);
+	}
+	/* No bpffs context to delegate: the parent still reads one byte. */
+	if (r.token && write(sock, "", 1) != 1)
+		_exit(1);
+	if (!r.token) {
+		mnt_fd = recv_fd(sock);
+		bpffs = mnt_fd < 0 ? mnt_fd : openat(mnt_fd, ".", O_RDONLY);
+		r.token = bpffs < 0 ? -errno : bpf_token_create(bpffs, NULL);
+		if (r.token < 0)
+			r.token = -errno;
+	}
+	if (r.token >= 0) {
+		r.asked = map_with_token(btf_fd, key_id, value_id, r.token,
+					 SK_INLINE_REQUEST);
+		r.not_asked = map_with_token(btf_fd, key_id, value_id, r.token, 0);
+		if (r.asked >= 0) {
+			r.asked_slot = map_slot(r.asked, &off, &size);
+			map_inline_status(r.asked, r.asked_status, sizeof(r.asked_status));
+		}
+		if (r.not_asked >= 0) {
+			r.not_asked_slot = map_slot(r.not_asked, &off, &size);
+			map_inline_status(r.not_asked, r.not_asked_status,
+				   sizeof(r.not_asked_status));
+		}
+	}
+	_exit(write(sock, &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+}
+
+/* In the parent: delegate map creation on the child's bpffs context. */
+static int delegate(int sock)
+{
+	int fs_fd = recv_fd(sock), mnt_fd;
+
+	if (fs_fd < 0)
+		return fs_fd;
+	if (syscall(__NR_fsconfig, fs_fd, FSCONFIG_SET_STRING, "delegate_cmds",
+		    "any", 0) ||
+	    syscall(__NR_fsconfig, fs_fd, FSCONFIG_SET_STRING, "delegate_maps",
+		    "any", 0) ||
+	    syscall(__NR_fsconfig, fs_fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
+		return -errno;
+	mnt_fd = syscall(__NR_fsmount, fs_fd, 0, 0);
+	if (mnt_fd < 0)
+		return -errno;
+	close(fs_fd);
+	return send_fd(sock, mnt_fd);
+}
+
+FIXTURE(token) {
+	char all_maps[16];
+	struct token_result r;
+};
+
+/* Run the child with bpf_sk_inline_all_maps at @all_maps. */
+static void run_child(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(token) *self, const char *all_maps)
+{
+	__u32 key_id, value_id;
+	struct btf *btf;
+	int sv[2], status;
+	pid_t pid;
+
+	if (access(ALL_MAPS_SYSCTL, F_OK) == 0)
+		ASSERT_EQ(0, write_file(ALL_MAPS_SYSCTL, all_maps));
+	/* Loaded here: BTF needs no token once its fd is passed on. */
+	btf = sk_map_btf(VALUE_SIZE, &key_id, &value_id);
+	ASSERT_NE(NULL, btf);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(sv[0]);
+		child(sv[1], btf__fd(btf), key_id, value_id);
+	}
+	close(sv[1]);
+	/* A child that could not enter a user namespace sends no bpffs. */
+	if (delegate(sv[0]))
+		shutdown(sv[0], SHUT_WR);
+	ASSERT_EQ(sizeof(self->r), read(sv[0], &self->r, sizeof(self->r)));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	close(sv[0]);
+	btf__free(btf);
+	if (self->r.token == -EINVAL)
+		SKIP(return, "no user namespaces (CONFIG_USER_NS)");
+	ASSERT_LE(0, self->r.token);
+}
+
+FIXTURE_SETUP(token)
+{
+	if (read_file(ALL_MAPS_SYSCTL, self->all_maps, sizeof(self->all_maps)) <= 0)
+		self->all_maps[0] = '\0';
+}
+
+FIXTURE_TEARDOWN(token)
+{
+	if (self->all_maps[0])
+		write_file(ALL_MAPS_SYSCTL, self->all_maps);
+}
+
+TEST_F(token, a_token_holder_that_asks_gets_a_dynamic_map)
+{
+	run_child(_metadata, self, "0");
+	ASSERT_LE(0, self->r.asked);
+	EXPECT_EQ(0, self->r.asked_slot);
+	EXPECT_STREQ("not permitted", self->r.asked_status);
+	ASSERT_LE(0, self->r.not_asked);
+	EXPECT_EQ(0, self->r.not_asked_slot);
+	EXPECT_STREQ("not requested", self->r.not_asked_status);
+}
+
+TEST_F(token, the_operator_switch_gives_a_token_holder_no_slot)
+{
+	if (!tail_bytes() || layout_free_capacity(slot_size(VALUE_SIZE)) < 1)
+		SKIP(return, "no room for a %d-byte value in the tail", VALUE_SIZE);
+	run_child(_metadata, self, "1");
+	ASSERT_LE(0, self->r.not_asked);
+	EXPECT_EQ(0, self->r.not_asked_slot);
+	EXPECT_STREQ("not permitted", self->r.not_asked_status);
+}
+
+TEST_HARNESS_MAIN
