@@ -88,20 +88,37 @@ static int enter_userns(void)
 	return 0;
 }
 
+/* Raw bpf(2): the system libbpf may predate BPF tokens. */
+static int sys_bpf(int cmd, union bpf_attr *attr)
+{
+	int fd = syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int token_create(int bpffs_fd)
+{
+	union bpf_attr attr = { .token_create.bpffs_fd = bpffs_fd };
+
+	return sys_bpf(BPF_TOKEN_CREATE, &attr);
+}
+
 static int map_with_token(int btf_fd, __u32 key_id, __u32 value_id,
 			  int token, __u64 map_extra)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts,
-		    .btf_fd = btf_fd,
-		    .btf_key_type_id = key_id,
-		    .btf_value_type_id = value_id,
-		    .map_flags = BPF_F_NO_PREALLOC | BPF_F_TOKEN_FD,
-		    .map_extra = map_extra,
-		    .token_fd = token);
-	int fd = bpf_map_create(BPF_MAP_TYPE_SK_STORAGE, "sk_token", 4,
-				VALUE_SIZE, 0, &opts);
+	union bpf_attr attr = {
+		.map_type = BPF_MAP_TYPE_SK_STORAGE,
+		.key_size = 4,
+		.value_size = VALUE_SIZE,
+		.map_flags = BPF_F_NO_PREALLOC | BPF_F_TOKEN_FD,
+		.btf_fd = btf_fd,
+		.btf_key_type_id = key_id,
+		.btf_value_type_id = value_id,
+		.map_extra = map_extra,
+		.map_token_fd = token,
+	};
 
-	return fd < 0 ? -errno : fd;
+	return sys_bpf(BPF_MAP_CREATE, &attr);
 }
 
 /* In the child: namespaces, token, then the two creates. */
@@ -122,9 +139,7 @@ static void child(int sock, int btf_fd, __u32 key_id, __u32 value_id)
 	if (!r.token) {
 		mnt_fd = recv_fd(sock);
 		bpffs = mnt_fd < 0 ? mnt_fd : openat(mnt_fd, ".", O_RDONLY);
-		r.token = bpffs < 0 ? -errno : bpf_token_create(bpffs, NULL);
-		if (r.token < 0)
-			r.token = -errno;
+		r.token = bpffs < 0 ? -errno : token_create(bpffs);
 	}
 	if (r.token >= 0) {
 		r.asked = map_with_token(btf_fd, key_id, value_id, r.token,
