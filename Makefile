@@ -35,11 +35,12 @@ CHECK_BOOTS	?= off:: \
 		   negative:sysctl.net.core.bpf_sk_inline_bytes=-8
 DEMO_APPEND	?= sysctl.net.core.bpf_sk_inline_bytes=128
 
-.PHONY: help deps tree kernel selftests rootfs check demo patches checkpatch \
+.PHONY: help deps tree kernel selftests rootfs check demo shell patches checkpatch \
 	bisect-build build-matrix kernel-debug kernel-pristine check-debug memcg sparse bench bench-plot clean distclean \
 	cachesim cachesim-selftest bench-misses
 
 help:
+	@echo "help        this list"
 	@echo "deps        install the Debian packages the project needs (only missing ones)"
 	@echo "tree        extract $(SRC_TARBALL) to $(TREE) and apply the series"
 	@echo "kernel      build the guest kernel into $(BUILD)/bzImage"
@@ -50,6 +51,8 @@ help:
 	@echo "upstream-selftests  build those selftests into $(BPFST) (clang-19)"
 	@echo "check-upstream      run only those selftests, in the boots check runs them in"
 	@echo "demo        boot with $(DEMO_APPEND) and show the sysctl and caches"
+	@echo "shell       a shell in that guest on this terminal (APPEND=...: more"
+	@echo "            kernel arguments; exit or Ctrl-A X to leave)"
 	@echo "patches     regenerate the patch files from the commits in $(TREE)"
 	@echo "checkpatch  scripts/checkpatch.pl --strict on every patch"
 	@echo "bisect-build build the kernel at every commit of the series"
@@ -57,6 +60,7 @@ help:
 	@echo "             BPF_SYSCALL=n, CGROUPS=n, INET=n (MATRIX_EACH=1: every commit,"
 	@echo "             the files it changed; MATRIX_FULL=1 too: the folders)"
 	@echo "kernel-pristine  the same kernel without the series (for bench)"
+	@echo "kernel-debug build that kernel into $(BUILD)/bzImage-debug"
 	@echo "check-debug  run the kselftests on a KASAN/lockdep/kmemleak kernel"
 	@echo "memcg       compare memcg charges of dynamic and inline sk storage"
 	@echo "sparse      sparse on the files the series touches (new warnings fail)"
@@ -67,6 +71,8 @@ help:
 	@echo "bench-misses  simulated cache misses per lookup, table, plot and profiles"
 	@echo "verifier-stats  veristat over every sk storage program: unpatched, tail 0"
 	@echo "             (must be equal) and tail 128, as doc/verifier-stats.md"
+	@echo "clean       remove the kernel objects, the guest and the logs"
+	@echo "distclean   remove $(BUILD) altogether"
 
 deps:
 	@vm/install-deps
@@ -76,12 +82,19 @@ deps:
 tree: deps
 	@vm/apply-series $(SRC_TARBALL) $(TREE) $(PATCHES)
 
+# One configuration rule for the normal, debug and pristine kernels:
+# tinyconfig, then the fragments $(3) merged into $(2)/.config for the
+# source tree $(1), each fragment checked to have survived olddefconfig.
+define kernel_config
+	@mkdir -p $(2)
+	$(MAKE) -C $(1) O=$(abspath $(2)) ARCH=x86_64 -s tinyconfig >/dev/null
+	$(1)/scripts/kconfig/merge_config.sh -m -O $(2) $(2)/.config $(3) >/dev/null
+	$(MAKE) -C $(1) O=$(abspath $(2)) ARCH=x86_64 -s olddefconfig
+	@for f in $(3); do vm/check-config $(2)/.config $$f || exit 1; done
+endef
+
 $(OBJ)/.config: vm/kernel.config | tree
-	@mkdir -p $(OBJ)
-	$(KMAKE) -s tinyconfig >/dev/null
-	$(TREE)/scripts/kconfig/merge_config.sh -m -O $(OBJ) $(OBJ)/.config vm/kernel.config >/dev/null
-	$(KMAKE) -s olddefconfig
-	@vm/check-config $(OBJ)/.config vm/kernel.config
+	$(call kernel_config,$(TREE),$(OBJ),vm/kernel.config)
 
 # "modules" writes Module.symvers, which bpf_testmod.ko links against
 # (vm/kernel.config builds no module of its own beyond a thermal driver).
@@ -119,9 +132,12 @@ $(BUILD)/tools/%: tools/%.c kselftest/sk_memcg.h kselftest/sk_inline_util.h | se
 # kernel's BTF and kept here too.
 BENCH_TOOL	:= $(BUILD)/tools/sk-bench
 
+# Written again only when the kernel's BTF changed ("kernel" always
+# runs), so that the benchmark and its initramfs are not rebuilt for nothing.
 $(BUILD)/tools/vmlinux.h: kernel
 	@mkdir -p $(BUILD)/tools
-	bpftool btf dump file $(OBJ)/vmlinux format c > $@.tmp && mv $@.tmp $@
+	@bpftool btf dump file $(OBJ)/vmlinux format c > $@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 
 $(BUILD)/tools/sk-bench.bpf.o: tools/sk-bench.bpf.c tools/sk-bench.h $(BUILD)/tools/vmlinux.h
 	clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD)/tools -c $< -o $@
@@ -164,13 +180,7 @@ DEBUG_BOOTS	?= off:: \
 		   'unaligned100@4:bpf_sk_inline_bytes=100 SK_STRESS_SECONDS=16'
 
 $(DEBUG_OBJ)/.config: vm/kernel.config vm/kernel-debug.config | tree
-	@mkdir -p $(DEBUG_OBJ)
-	$(DEBUG_KMAKE) -s tinyconfig >/dev/null
-	$(TREE)/scripts/kconfig/merge_config.sh -m -O $(DEBUG_OBJ) $(DEBUG_OBJ)/.config \
-		vm/kernel.config vm/kernel-debug.config >/dev/null
-	$(DEBUG_KMAKE) -s olddefconfig
-	@vm/check-config $(DEBUG_OBJ)/.config vm/kernel.config
-	@vm/check-config $(DEBUG_OBJ)/.config vm/kernel-debug.config
+	$(call kernel_config,$(TREE),$(DEBUG_OBJ),vm/kernel.config vm/kernel-debug.config)
 
 kernel-debug: tree $(DEBUG_OBJ)/.config
 	$(DEBUG_KMAKE) bzImage
@@ -187,11 +197,7 @@ $(PRISTINE_TREE)/Makefile: | tree
 	git -C $(TREE) worktree add --detach $(abspath $(PRISTINE_TREE)) pristine
 
 $(PRISTINE_OBJ)/.config: vm/kernel.config | $(PRISTINE_TREE)/Makefile
-	@mkdir -p $(PRISTINE_OBJ)
-	$(PRISTINE_KMAKE) -s tinyconfig >/dev/null
-	$(PRISTINE_TREE)/scripts/kconfig/merge_config.sh -m -O $(PRISTINE_OBJ) \
-		$(PRISTINE_OBJ)/.config vm/kernel.config >/dev/null
-	$(PRISTINE_KMAKE) -s olddefconfig
+	$(call kernel_config,$(PRISTINE_TREE),$(PRISTINE_OBJ),vm/kernel.config)
 
 kernel-pristine: $(PRISTINE_OBJ)/.config
 	$(PRISTINE_KMAKE) bzImage
@@ -205,6 +211,12 @@ check-debug: kernel-debug rootfs
 demo: kernel rootfs
 	@vm/run --kernel $(BUILD)/bzImage --initramfs $(ROOTFS) \
 		--append "$(DEMO_APPEND)" --log $(BUILD)/logs/demo.log -- /tools/demo
+
+# A shell in the guest, on this terminal (Ctrl-A X quits QEMU).
+shell: kernel rootfs
+	@vm/run --kernel $(BUILD)/bzImage --initramfs $(ROOTFS) --interactive \
+		--timeout 86400 --append "$(DEMO_APPEND) $(APPEND)" \
+		--log $(BUILD)/logs/shell.log -- setsid cttyhack sh
 
 # Memory cgroup charges of sk storage, dynamic and inline, side by side.
 memcg: kernel rootfs

@@ -145,26 +145,6 @@ static const struct range *layout_find(const struct layout *l, __u32 id)
 	return NULL;
 }
 
-/* The map's slot from its fdinfo: 1 inline, 0 dynamic, -1 neither. */
-static int fdinfo_slot(int map, unsigned int *off, unsigned int *size)
-{
-	char path[64], buf[1024], *p;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map);
-	if (read_file(path, buf, sizeof(buf)) < 0)
-		return -1;
-	if (strstr(buf, "sk_storage:\tdynamic"))
-		return 0;
-	p = strstr(buf, "sk_inline_offset:\t");
-	if (!strstr(buf, "sk_storage:\tinline") || !p ||
-	    sscanf(p, "sk_inline_offset:\t%u", off) != 1)
-		return -1;
-	p = strstr(buf, "sk_inline_size:\t");
-	if (!p || sscanf(p, "sk_inline_size:\t%u", size) != 1)
-		return -1;
-	return 1;
-}
-
 /* The tail in effect, checked against the boot argument and the layout. */
 static long tail_in_effect(struct __test_metadata *_metadata, struct layout *l)
 {
@@ -397,7 +377,7 @@ static void check_map(struct __test_metadata *_metadata,
 	ASSERT_LE(0, self->fd) {
 		TH_LOG("value_size %u: %s", size, strerror(-self->fd));
 	}
-	ASSERT_EQ(want_inline, fdinfo_slot(self->fd, &off, &slot)) {
+	ASSERT_EQ(want_inline, map_slot(self->fd, &off, &slot)) {
 		TH_LOG("value_size %u: %s", size, map_storage(self->fd));
 	}
 	ASSERT_EQ(0, layout_read(&now));
@@ -544,11 +524,11 @@ FIXTURE_SETUP(fds)
 	self->map[1] = sk_map_create_dynamic(16);
 	ASSERT_LE(0, self->map[0]);
 	ASSERT_LE(0, self->map[1]);
-	ASSERT_EQ(room >= slot_bytes(16), fdinfo_slot(self->map[0], &off, &size)) {
+	ASSERT_EQ(room >= slot_bytes(16), map_slot(self->map[0], &off, &size)) {
 		TH_LOG("tail %ld, room %u: the map is %s", tail, room,
 		       map_storage(self->map[0]));
 	}
-	ASSERT_EQ(0, fdinfo_slot(self->map[1], &off, &size));
+	ASSERT_EQ(0, map_slot(self->map[1], &off, &size));
 	ASSERT_EQ(0, pipe(self->pipe));
 	self->sk = socket(AF_INET, SOCK_DGRAM, 0);
 	ASSERT_LE(0, self->sk);
@@ -806,11 +786,11 @@ FIXTURE_SETUP(verifier)
 	ASSERT_LE(0, self->map[1]);
 	/* Not vacuous: the first map is inline whenever the tail has room. */
 	ASSERT_EQ(room >= slot_bytes(VALUE_SIZE),
-		  fdinfo_slot(self->map[0], &off, &size)) {
+		  map_slot(self->map[0], &off, &size)) {
 		TH_LOG("tail %ld, room %u: the map is %s", tail, room,
 		       map_storage(self->map[0]));
 	}
-	ASSERT_EQ(0, fdinfo_slot(self->map[1], &off, &size));
+	ASSERT_EQ(0, map_slot(self->map[1], &off, &size));
 }
 
 FIXTURE_TEARDOWN(verifier)

@@ -62,18 +62,7 @@ static bool tail_on(void)
 /* The map's sk_inline_charged fdinfo line in bytes, or -1 without one. */
 static long map_charged(int map)
 {
-	char path[64], line[128];
-	long charged = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		sscanf(line, "sk_inline_charged: %ld", &charged);
-	fclose(f);
-	return charged;
+	return map_fdinfo_long(map, "sk_inline_charged");
 }
 
 /* With no tail every map is dynamic and names no policy: check, then skip. */

@@ -18,18 +18,6 @@
 #define VALUE_SIZE	8
 #define SLOTS_DIR	"/sys/kernel/debug/bpf_sk_inline"
 
-/* A "name:\tN" line of the map's fdinfo, or -1. */
-static long fdinfo_value(int map_fd, const char *name)
-{
-	char path[64], buf[2048], *p;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map_fd);
-	if (read_file(path, buf, sizeof(buf)) < 0)
-		return -1;
-	p = strstr(buf, name);
-	return p ? strtol(p + strlen(name), NULL, 10) : -1;
-}
-
 static bool tail_has_room(unsigned int value_size)
 {
 	return tail_bytes() && layout_free_capacity(slot_size(value_size)) > 0;
@@ -165,8 +153,8 @@ TEST_F(optin, memlock_counts_the_slot)
 	ASSERT_LE(0, inl);
 	ASSERT_LE(0, dyn);
 	ASSERT_EQ(1, map_slot(inl, &self->off, &self->size));
-	EXPECT_EQ(fdinfo_value(dyn, "memlock:\t") + self->size,
-		  fdinfo_value(inl, "memlock:\t"));
+	EXPECT_EQ(map_fdinfo_long(dyn, "memlock") + self->size,
+		  map_fdinfo_long(inl, "memlock"));
 	EXPECT_EQ(0, close_sk_map(inl));
 	close(dyn);
 }

@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <sys/klog.h>
 #include <linux/types.h>
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
 
 #define INLINE_BYTES_SYSCTL	"/proc/sys/net/core/bpf_sk_inline_bytes"
 #define INLINE_BYTES_BOOT_ARG	"bpf_sk_inline_bytes="
@@ -208,26 +210,65 @@ static inline bool proto_has_tail(const char *name)
 }
 
 /*
- * Read the map's slot from its fdinfo: 1 inline (offset and size set),
- * 0 dynamic, -1 when fdinfo says neither (a kernel without the series).
+ * The value of the "@key:" line of map @map_fd's fdinfo, to the end of
+ * the line, in @val: 0, or -1 without such a line (@val is then ""). The
+ * one parser of map fdinfo for the tests and tools.
  */
-static inline int map_slot(int map_fd, unsigned int *off, unsigned int *size)
+static inline int map_fdinfo(int map_fd, const char *key, char *val, size_t len)
 {
-	char path[64], buf[1024], *p;
+	size_t klen = strlen(key);
+	char path[64], buf[4096];
+	const char *p;
 
+	val[0] = '\0';
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map_fd);
 	if (read_file(path, buf, sizeof(buf)) < 0)
 		return -1;
-	if (strstr(buf, "sk_storage:\tdynamic"))
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, key, klen) || p[klen] != ':')
+			continue;
+		p += klen + 1;
+		p += strspn(p, " \t");
+		snprintf(val, len, "%.*s", (int)strcspn(p, "\n"), p);
 		return 0;
-	if (!strstr(buf, "sk_storage:\tinline"))
+	}
+	return -1;
+}
+
+/* The number on the "@key:" line of map @map_fd's fdinfo, or -1. */
+static inline long map_fdinfo_long(int map_fd, const char *key)
+{
+	char val[32], *end;
+	long v;
+
+	if (map_fdinfo(map_fd, key, val, sizeof(val)))
 		return -1;
-	p = strstr(buf, "sk_inline_offset:\t");
-	if (!p || sscanf(p, "sk_inline_offset:\t%u", off) != 1)
+	v = strtol(val, &end, 10);
+	return end == val ? -1 : v;
+}
+
+/*
+ * Read the map's slot from its fdinfo: 1 inline (offset and size set),
+ * 0 dynamic, -1 when fdinfo says neither (a kernel without the series);
+ * both are 0 unless inline.
+ */
+static inline int map_slot(int map_fd, unsigned int *off, unsigned int *size)
+{
+	char storage[16];
+	long o, s;
+
+	*off = 0;
+	*size = 0;
+	if (map_fdinfo(map_fd, "sk_storage", storage, sizeof(storage)))
 		return -1;
-	p = strstr(buf, "sk_inline_size:\t");
-	if (!p || sscanf(p, "sk_inline_size:\t%u", size) != 1)
+	if (!strcmp(storage, "dynamic"))
+		return 0;
+	o = map_fdinfo_long(map_fd, "sk_inline_offset");
+	s = map_fdinfo_long(map_fd, "sk_inline_size");
+	if (strcmp(storage, "inline") || o < 0 || s < 0)
 		return -1;
+	*off = o;
+	*size = s;
 	return 1;
 }
 
@@ -237,15 +278,17 @@ static inline int map_slot(int map_fd, unsigned int *off, unsigned int *size)
  */
 static inline void map_inline_status(int map_fd, char *out, size_t len)
 {
-	char path[64], buf[2048], *p;
+	map_fdinfo(map_fd, "sk_inline_status", out, len);
+}
 
-	out[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map_fd);
-	if (read_file(path, buf, sizeof(buf)) < 0)
-		return;
-	p = strstr(buf, "sk_inline_status:\t");
-	if (p)
-		snprintf(out, len, "%.*s", (int)strcspn(p + 18, "\n"), p + 18);
+static inline __u32 map_id(int map_fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
+		return 0;
+	return info.id;
 }
 
 /*

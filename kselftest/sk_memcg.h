@@ -301,17 +301,9 @@ static inline int agent_map_create(enum sk_path path, unsigned int value_size)
 static inline const char *map_storage(int map)
 {
 	static char storage[16];
-	char path[64], line[128];
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map);
-	strcpy(storage, "?");
-	f = fopen(path, "r");
-	if (!f)
-		return storage;
-	while (fgets(line, sizeof(line), f))
-		sscanf(line, "sk_storage: %15s", storage);
-	fclose(f);
+	if (map_fdinfo(map, "sk_storage", storage, sizeof(storage)))
+		strcpy(storage, "?");
 	return storage;
 }
 
@@ -319,35 +311,18 @@ static inline const char *map_storage(int map)
 static inline const char *map_charge(int map)
 {
 	static char charge[16];
-	char path[64], line[128];
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map);
-	charge[0] = 0;
-	f = fopen(path, "r");
-	if (!f)
-		return charge;
-	while (fgets(line, sizeof(line), f))
-		sscanf(line, "sk_inline_charge: %15s", charge);
-	fclose(f);
+	map_fdinfo(map, "sk_inline_charge", charge, sizeof(charge));
+	charge[strcspn(charge, " ")] = '\0';
 	return charge;
 }
 
 /* The map's slot size from its fdinfo; 0 if it has none. */
 static inline unsigned int map_inline_size(int map)
 {
-	char path[64], line[128];
-	unsigned int size = 0;
-	FILE *f;
+	long size = map_fdinfo_long(map, "sk_inline_size");
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		sscanf(line, "sk_inline_size: %u", &size);
-	fclose(f);
-	return size;
+	return size < 0 ? 0 : size;
 }
 
 /*
@@ -464,14 +439,6 @@ static inline int wait_map_freed(__u32 id)
 		usleep(10000);
 	}
 	return -ETIMEDOUT;
-}
-
-static inline __u32 map_id(int map)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-
-	return bpf_obj_get_info_by_fd(map, &info, &len) ? 0 : info.id;
 }
 
 /* Bytes of one object of slab cache @name, or -1. */

@@ -90,16 +90,6 @@ static inline int sys_delete(int map_fd, int fd)
 	return bpf_map_delete_elem(map_fd, &fd) ? -errno : 0;
 }
 
-static inline __u32 map_id(int map_fd)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
-		return 0;
-	return info.id;
-}
-
 /* One "name: N" line of the layout view, or -1. */
 static inline long layout_value(const char *name)
 {

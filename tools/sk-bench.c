@@ -209,23 +209,11 @@ static void min_median(const double *v, int n, double *min, double *med)
 /* "sk_storage:\t<what>" from the map's fdinfo must be @want. */
 static void expect_storage(int map, const char *what, const char *want)
 {
-	char path[64], line[128], *got = NULL;
-	FILE *f;
+	char got[32];
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", map);
-	f = fopen(path, "r");
-	if (!f)
-		die("%s: %s: %s", what, path, strerror(errno));
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "sk_storage:\t", 12)) {
-			line[strcspn(line, "\n")] = 0;
-			got = strdup(line + 12);
-		}
-	fclose(f);
-	if (!got || strcmp(got, want))
-		die("%s map is '%s' in %s, not 'sk_storage:\t%s' (boot with bpf_sk_inline_bytes=128?)",
-		    what, got ? got : "no sk_storage line", path, want);
-	free(got);
+	if (map_fdinfo(map, "sk_storage", got, sizeof(got)) || strcmp(got, want))
+		die("%s map is '%s' in its fdinfo, not 'sk_storage:\t%s' (boot with bpf_sk_inline_bytes=128?)",
+		    what, got[0] ? got : "no sk_storage line", want);
 }
 
 /*
