@@ -113,6 +113,7 @@ $(UAPI_HDRS): $(TREE)/include/uapi/linux/bpf.h | $(OBJ)/.config
 	@touch $@
 
 selftests: tree $(UAPI_HDRS)
+	@vm/check-config $(OBJ)/.config kselftest/config
 	@mkdir -p $(KSFT_SRC)
 	@rsync -a --delete kselftest/ $(KSFT_SRC)/
 	$(MAKE) -s -C $(TREE)/tools/testing/selftests TARGETS=$(KSFT_NAME) \
