@@ -51,8 +51,8 @@ help:
 	@echo "upstream-selftests  build those selftests into $(BPFST) (clang-19)"
 	@echo "check-upstream      run only those selftests, in the boots check runs them in"
 	@echo "demo        boot with $(DEMO_APPEND) and show the sysctl and caches"
-	@echo "shell       a shell in that guest on this terminal (APPEND=...: more"
-	@echo "            kernel arguments; exit or Ctrl-A X to leave)"
+	@echo "shell       a shell in that guest on this terminal (DEMO_APPEND=...:"
+	@echo "            other kernel arguments; exit or Ctrl-A X to leave)"
 	@echo "patches     regenerate the patch files from the commits in $(TREE)"
 	@echo "checkpatch  scripts/checkpatch.pl --strict on every patch"
 	@echo "bisect-build build the kernel at every commit of the series"
@@ -216,7 +216,7 @@ demo: kernel rootfs
 # A shell in the guest, on this terminal (Ctrl-A X quits QEMU).
 shell: kernel rootfs
 	@vm/run --kernel $(BUILD)/bzImage --initramfs $(ROOTFS) --interactive \
-		--timeout 86400 --append "$(DEMO_APPEND) $(APPEND)" \
+		--timeout 86400 --append "$(DEMO_APPEND)" \
 		--log $(BUILD)/logs/shell.log -- setsid cttyhack sh
 
 # Memory cgroup charges of sk storage, dynamic and inline, side by side.
