@@ -220,7 +220,7 @@ static void check_map(struct __test_metadata *_metadata,
 	unsigned char *in = malloc(size), *out = malloc(size);
 	int sk = socket(AF_INET, SOCK_DGRAM, 0);
 	unsigned int off, slot;
-	const struct range *r;
+	const struct layout_range *r;
 	struct layout now;
 
 	ASSERT_NE(NULL, in);

@@ -63,7 +63,7 @@ TEST(racing_creators_on_two_cpus_both_get_the_winner_value)
 	struct val16 v[2];
 	__u32 idx;
 
-	ASSERT_LE(2, sysconf(_SC_NPROCESSORS_ONLN));
+	REQUIRE_CPUS(2);
 	ASSERT_EQ(0, attach_driver(&drv));
 	seen_fd = bpf_map__fd(drv.skel->maps.race_seen);
 	for (t = 0; t < NR_SHARED; t++) {
@@ -153,6 +153,7 @@ TEST(create_delete_churn_while_maps_come_and_go_never_reads_a_wrong_value)
 	pthread_t th[2];
 	int t, i, fd, cycle, failures = 0;
 
+	REQUIRE_CPUS(2);
 	ASSERT_EQ(0, attach_driver(&drv));
 	for (i = 0; i < NR_SHARED; i++) {
 		c.fd[i] = socket(AF_INET6, SOCK_STREAM, 0);

@@ -104,6 +104,7 @@ FIXTURE_SETUP(iterator)
 	struct val16 v;
 	int i;
 
+	REQUIRE_CPUS(2);	/* the churn runs on CPU 1 */
 	self->skel = interfaces__open();
 	ASSERT_NE(NULL, self->skel);
 	ASSERT_EQ(0, reuse_sk_map(self->skel->maps.map_inline, false));

@@ -82,6 +82,7 @@ TEST_F(leak, switching_the_policy_while_maps_come_and_go_is_safe)
 {
 	volatile int stop = 0;
 	unsigned int off;
+	struct layout l;
 	pthread_t th;
 	int cycle;
 
@@ -92,8 +93,8 @@ TEST_F(leak, switching_the_policy_while_maps_come_and_go_is_safe)
 	}
 	stop = 1;
 	pthread_join(th, NULL);
-	EXPECT_EQ(tail_bytes(), layout_value("used_bytes") +
-		  layout_value("leaked_bytes") + layout_value("free_bytes"));
+	layout_read(&l);	/* totals of -1 if unreadable */
+	EXPECT_EQ(tail_bytes(), l.used + l.leaked + l.free);
 }
 
 TEST_F_TIMEOUT(leak, reloads_fall_back_once_leaked_slots_fill_the_tail, 500)
@@ -101,13 +102,15 @@ TEST_F_TIMEOUT(leak, reloads_fall_back_once_leaked_slots_fill_the_tail, 500)
 	unsigned int slot = slot_size(sizeof(struct val16)), off;
 	long free0, leaked0, expected;
 	int cycle, r, fallback = -1;
+	struct layout l;
 
 	ASSERT_EQ(0, write_file(REUSE_SYSCTL, "0"));
-	free0 = layout_value("free_bytes");
-	leaked0 = layout_value("leaked_bytes");
+	layout_read(&l);	/* totals of -1 if unreadable */
+	free0 = l.free;
+	leaked0 = l.leaked;
 	ASSERT_LE(0, free0);
 	/* First fit: each free range holds as many slots as fit in it. */
-	expected = layout_free_capacity(slot);
+	expected = layout_capacity(&l, slot);
 	ASSERT_LE(0, expected);
 	for (cycle = 0; cycle < 1000; cycle++) {
 		r = one_cycle(_metadata, self->fds, cycle, &off);
@@ -122,7 +125,8 @@ TEST_F_TIMEOUT(leak, reloads_fall_back_once_leaked_slots_fill_the_tail, 500)
 	}
 	TH_LOG("free %ld bytes, slot %u: fell back at cycle %d", free0, slot, fallback);
 	ASSERT_EQ(expected, fallback);
-	EXPECT_EQ(leaked0 + expected * slot, layout_value("leaked_bytes"));
+	layout_read(&l);
+	EXPECT_EQ(leaked0 + expected * slot, l.leaked);
 }
 
 TEST_HARNESS_MAIN

@@ -119,7 +119,7 @@ FIXTURE(lifetime)
 
 FIXTURE_SETUP(lifetime)
 {
-	ASSERT_LE(2, sysconf(_SC_NPROCESSORS_ONLN));
+	REQUIRE_CPUS(2);
 	self->skel = lifetime__open_and_load();
 	ASSERT_NE(NULL, self->skel);
 	self->map = bpf_map__fd(self->skel->maps.late_map);

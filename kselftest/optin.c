@@ -16,12 +16,6 @@
 #include "sk_storage_util.h"
 
 #define VALUE_SIZE	8
-#define SLOTS_DIR	"/sys/kernel/debug/bpf_sk_inline"
-
-static bool tail_has_room(unsigned int value_size)
-{
-	return tail_bytes() && layout_free_capacity(slot_size(value_size)) > 0;
-}
 
 FIXTURE(optin) {
 	char all_maps[16];
@@ -161,13 +155,13 @@ TEST_F(optin, memlock_counts_the_slot)
 
 TEST_F(optin, the_slots_view_lives_in_its_own_debugfs_directory)
 {
-	char buf[8192];
+	struct layout l;
 	struct stat st;
 
-	ASSERT_EQ(0, stat(SLOTS_DIR, &st));
+	ASSERT_EQ(0, stat(INLINE_DEBUGFS, &st));
 	EXPECT_TRUE(S_ISDIR(st.st_mode));
-	ASSERT_LT(0, read_file(INLINE_LAYOUT, buf, sizeof(buf)));
-	EXPECT_NE(NULL, strstr(buf, "\nmaps: requested\n"));
+	ASSERT_NE(-ENOENT, layout_read(&l));
+	EXPECT_STREQ("requested", l.maps);
 }
 
 static double now_ms(void)

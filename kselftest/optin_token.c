@@ -242,7 +242,7 @@ TEST_F(token, a_token_holder_that_asks_gets_a_dynamic_map)
 
 TEST_F(token, the_operator_switch_gives_a_token_holder_no_slot)
 {
-	if (!tail_bytes() || layout_free_capacity(slot_size(VALUE_SIZE)) < 1)
+	if (!tail_has_room(VALUE_SIZE))
 		SKIP(return, "no room for a %d-byte value in the tail", VALUE_SIZE);
 	run_child(_metadata, self, "1");
 	ASSERT_LE(0, self->r.not_asked);

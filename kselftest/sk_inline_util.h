@@ -25,12 +25,40 @@
 #define INLINE_ALIGN		8
 /* In front of the tail: the socket's link for the map iterator. */
 #define INLINE_LINK_BYTES	24
-#define INLINE_LAYOUT		"/sys/kernel/debug/bpf_sk_inline/slots"
+#define INLINE_DEBUGFS		"/sys/kernel/debug/bpf_sk_inline"
+#define INLINE_LAYOUT		INLINE_DEBUGFS "/slots"
 #define ALL_MAPS_SYSCTL		"/proc/sys/net/core/bpf_sk_inline_all_maps"
 /* map_extra of an sk storage map that asks for a slot in the tail. */
 #define SK_INLINE_REQUEST	1
 /* The smallest slot is 16 bytes: a tail holds at most this many. */
 #define MAX_FILLERS		(INLINE_MAX_BYTES / 16)
+
+#ifdef __KSELFTEST_HARNESS_H
+/*
+ * A test binary on a kernel without the series has nothing to test: skip
+ * it as a whole, in TAP, before the harness prints its plan. Only test
+ * binaries: the tools that include this file also run on such kernels.
+ */
+static void __attribute__((constructor)) sk_inline_require_series(void)
+{
+	if (!access(INLINE_BYTES_SYSCTL, F_OK) || errno != ENOENT)
+		return;
+	ksft_print_header();
+	ksft_exit_skip("this kernel has no inline sk storage (no %s)\n",
+		       INLINE_BYTES_SYSCTL);
+}
+
+/*
+ * Skip the test, from its body or its fixture's setup, when fewer than
+ * @n CPUs are online: for tests whose threads run pinned to CPUs 0 and 1.
+ */
+#define REQUIRE_CPUS(n) do {						\
+	long __cpus = sysconf(_SC_NPROCESSORS_ONLN);			\
+									\
+	if (__cpus < (n))						\
+		SKIP(return, "needs %d CPUs, this guest has %ld", (n), __cpus); \
+} while (0)
+#endif
 
 static inline unsigned int align_up(unsigned int v, unsigned int a)
 {
@@ -292,15 +320,186 @@ static inline __u32 map_id(int map_fd)
 }
 
 /*
+ * The slots view, as layout_show() prints it: "name: value" lines, a line
+ * of column names, then every range of the tail in order, one a line:
+ *
+ *	offset size state map_id value_size charged
+ *
+ * where state is map, dying, leaked or free, and the last three are "-"
+ * but on a map's row ("charged" also when sockets pay). The one parser of
+ * the view for the tests.
+ */
+#define LAYOUT_MAX_RANGES	(INLINE_MAX_BYTES / INLINE_ALIGN)
+
+struct layout_range {
+	unsigned int off, size;
+	__u32 id;			/* 0 for "-" */
+	unsigned int value_size;	/* 0 for "-" */
+	long charged;			/* -1 for "-" */
+	char state[8];
+};
+
+struct layout {
+	long tail, used, leaked, free;	/* *_bytes lines, -1 if absent */
+	char maps[16], policy[16], charge[16];
+	int nr;
+	struct layout_range r[LAYOUT_MAX_RANGES];
+};
+
+static inline void layout_parse_header(struct layout *l, const char *key,
+				       const char *val)
+{
+	if (!strcmp(key, "tail_bytes"))
+		l->tail = strtol(val, NULL, 10);
+	else if (!strcmp(key, "used_bytes"))
+		l->used = strtol(val, NULL, 10);
+	else if (!strcmp(key, "leaked_bytes"))
+		l->leaked = strtol(val, NULL, 10);
+	else if (!strcmp(key, "free_bytes"))
+		l->free = strtol(val, NULL, 10);
+	else if (!strcmp(key, "maps"))
+		snprintf(l->maps, sizeof(l->maps), "%s", val);
+	else if (!strcmp(key, "policy"))
+		snprintf(l->policy, sizeof(l->policy), "%s", val);
+	else if (!strcmp(key, "charge"))
+		snprintf(l->charge, sizeof(l->charge), "%s", val);
+}
+
+/* Parse one row into @r: 0, or -1 for a line that is not a row. */
+static inline int layout_parse_range(const char *line, struct layout_range *r)
+{
+	char id[16], value_size[16], charged[24];
+	int n;
+
+	n = sscanf(line, "%u %u %7s %15s %15s %23s", &r->off, &r->size,
+		   r->state, id, value_size, charged);
+	if (n < 3)
+		return -1;
+	r->id = n > 3 ? strtoul(id, NULL, 10) : 0;
+	r->value_size = n > 4 ? strtoul(value_size, NULL, 10) : 0;
+	r->charged = n > 5 && strcmp(charged, "-") ?
+		     strtol(charged, NULL, 10) : -1;
+	return 0;
+}
+
+/* Whether @r's bytes belong to a map, live or dying (freed, not yet free). */
+static inline bool range_held(const struct layout_range *r)
+{
+	return !strcmp(r->state, "map") || !strcmp(r->state, "dying");
+}
+
+/*
+ * Read the view, in one read so that the totals and the ranges are of the
+ * same moment: 0; -ENOENT when it cannot be read, and then the totals are
+ * -1 and there is no range; -EBADMSG when the ranges do not tile the tail
+ * or do not add up to its totals, with @l filled in still.
+ */
+static inline int layout_read(struct layout *l)
+{
+	long sum[3] = {}, end = 0;	/* held, leaked, free */
+	char buf[16384], *line, *save, key[16], val[16];
+	struct layout_range *r;
+	int i;
+
+	memset(l, 0, sizeof(*l));
+	l->tail = l->used = l->leaked = l->free = -1;
+	if (read_file(INLINE_LAYOUT, buf, sizeof(buf)) < 0)
+		return -ENOENT;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%15[a-z_]: %15s", key, val) == 2)
+			layout_parse_header(l, key, val);
+		else if (l->nr == LAYOUT_MAX_RANGES)
+			return -EBADMSG;
+		else if (!layout_parse_range(line, &l->r[l->nr]))
+			l->nr++;
+	}
+	for (i = 0; i < l->nr; i++) {
+		r = &l->r[i];
+		if (r->off != end || !r->size)
+			return -EBADMSG;
+		end += r->size;
+		if (range_held(r))
+			sum[0] += r->size;
+		else if (!strcmp(r->state, "leaked"))
+			sum[1] += r->size;
+		else if (!strcmp(r->state, "free"))
+			sum[2] += r->size;
+		else
+			return -EBADMSG;
+	}
+	if (l->tail < 0 || end != l->tail || sum[0] != l->used ||
+	    sum[1] != l->leaked || sum[2] != l->free)
+		return -EBADMSG;
+	return 0;
+}
+
+/* The range that holds byte @off of the tail, or NULL. */
+static inline const struct layout_range *layout_at(const struct layout *l,
+						   unsigned int off)
+{
+	int i;
+
+	for (i = 0; i < l->nr; i++)
+		if (l->r[i].off <= off && off < l->r[i].off + l->r[i].size)
+			return &l->r[i];
+	return NULL;
+}
+
+/* The slot of live map @id, or NULL. */
+static inline const struct layout_range *layout_find(const struct layout *l,
+						     __u32 id)
+{
+	int i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!strcmp(l->r[i].state, "map") && l->r[i].id == id)
+			return &l->r[i];
+	return NULL;
+}
+
+/*
+ * The largest free range, what a new slot can take, and in @off (unless
+ * NULL) where the first of that size starts.
+ */
+static inline unsigned int layout_room(const struct layout *l, unsigned int *off)
+{
+	unsigned int room = 0, at = 0;
+	int i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!strcmp(l->r[i].state, "free") && l->r[i].size > room) {
+			room = l->r[i].size;
+			at = l->r[i].off;
+		}
+	if (off)
+		*off = at;
+	return room;
+}
+
+/* How many slots of @slot bytes the free ranges can hold. */
+static inline long layout_capacity(const struct layout *l, unsigned int slot)
+{
+	long n = 0;
+	int i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!strcmp(l->r[i].state, "free"))
+			n += l->r[i].size / slot;
+	return n;
+}
+
+/*
  * Close sk storage map @map_fd and wait until its slot, if it has one, is
  * back (free, or leaked): the map's free is deferred, and its slot returns
  * a grace period after that starts. 0, or -ETIMEDOUT.
  */
 static inline int close_sk_map(int map_fd)
 {
-	char buf[8192], *line, *save, state[16];
-	unsigned int off, size, o, s;
-	int i, held;
+	const struct layout_range *r;
+	unsigned int off, size;
+	struct layout l;
+	int i;
 
 	if (map_slot(map_fd, &off, &size) != 1) {
 		close(map_fd);
@@ -308,15 +507,10 @@ static inline int close_sk_map(int map_fd)
 	}
 	close(map_fd);
 	for (i = 0; i < 2000; i++) {
-		if (read_file(INLINE_LAYOUT, buf, sizeof(buf)) < 0)
+		if (layout_read(&l) == -ENOENT)
 			return 0;	/* no debugfs: nothing to wait on */
-		held = 0;
-		for (line = strtok_r(buf, "\n", &save); line;
-		     line = strtok_r(NULL, "\n", &save))
-			if (sscanf(line, "%u %u %15s", &o, &s, state) == 3 &&
-			    off >= o && off < o + s)
-				held = !strcmp(state, "map") || !strcmp(state, "dying");
-		if (!held)
+		r = layout_at(&l, off);
+		if (!r || !range_held(r))
 			return 0;
 		usleep(5000);
 	}
@@ -337,20 +531,16 @@ struct sk_fillers {
 /* Are the fillers' slots free (or leaked) again? Yes if no layout view. */
 static inline bool fillers_released(const struct sk_fillers *f)
 {
-	char buf[16384], *line, *save, state[16];
-	unsigned int o, s;
+	const struct layout_range *r;
+	struct layout l;
 	int i;
 
-	if (read_file(INLINE_LAYOUT, buf, sizeof(buf)) < 0)
+	if (layout_read(&l) == -ENOENT)
 		return true;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "%u %u %15s", &o, &s, state) != 3 ||
-		    !strcmp(state, "free") || !strcmp(state, "leaked"))
-			continue;
-		for (i = 0; i < f->nr; i++)
-			if (o <= f->off[i] && f->off[i] < o + s)
-				return false;
+	for (i = 0; i < f->nr; i++) {
+		r = layout_at(&l, f->off[i]);
+		if (r && range_held(r))
+			return false;
 	}
 	return true;
 }

@@ -16,7 +16,6 @@
 #include "sk_storage_test.h"
 #include "sk_storage.skel.h"
 
-#define LAYOUT_FILE	INLINE_LAYOUT
 #define REUSE_SYSCTL	"/proc/sys/net/core/bpf_sk_inline_reuse"
 #define SLOT_HDR	8
 
@@ -90,55 +89,20 @@ static inline int sys_delete(int map_fd, int fd)
 	return bpf_map_delete_elem(map_fd, &fd) ? -errno : 0;
 }
 
-/* One "name: N" line of the layout view, or -1. */
-static inline long layout_value(const char *name)
+static inline unsigned int tail_bytes(void)
 {
-	char buf[8192], *p;
-	size_t n = strlen(name);
-
-	if (read_file(LAYOUT_FILE, buf, sizeof(buf)) < 0)
-		return -1;
-	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, name, n) && p[n] == ':')
-			return strtol(p + n + 1, NULL, 10);
-	return -1;
+	return read_ulong(INLINE_BYTES_SYSCTL);
 }
 
-/* The layout view's row for map @id: 1 found (offset, size), 0 absent. */
-static inline int layout_row(__u32 id, unsigned int *off, unsigned int *size)
+/* Would a map of @value_size that asks now get a slot? */
+static inline bool tail_has_room(unsigned int value_size)
 {
-	char buf[8192], *line, *save, state[16];
-	unsigned int o, s, mid;
+	struct layout l;
 
-	if (read_file(LAYOUT_FILE, buf, sizeof(buf)) < 0)
-		return -1;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "%u %u %15s %u", &o, &s, state, &mid) == 4 &&
-		    !strcmp(state, "map") && mid == id) {
-			*off = o;
-			*size = s;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* How many slots of @slot bytes the free ranges of the layout can hold. */
-static inline long layout_free_capacity(unsigned int slot)
-{
-	char buf[8192], *line, *save, state[16];
-	unsigned int o, s;
-	long n = 0;
-
-	if (read_file(LAYOUT_FILE, buf, sizeof(buf)) < 0)
-		return -1;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%u %u %15s", &o, &s, state) == 3 &&
-		    !strcmp(state, "free"))
-			n += s / slot;
-	return n;
+	if (!tail_bytes())
+		return false;
+	layout_read(&l);	/* no range if unreadable */
+	return layout_capacity(&l, slot_size(value_size)) > 0;
 }
 
 /* A map's slot, remembered before the map is closed. */
@@ -157,28 +121,23 @@ static inline struct slot_ref slot_ref(int map_fd)
 	return r;
 }
 
-/* Is the row at @off still @r's map, alive or dying? */
+/* Is the range at @off still @r's map, alive or dying? -1: no view. */
 static inline int slot_held(const struct slot_ref *r)
 {
-	char buf[8192], *line, *save, state[16];
-	unsigned int o, s, mid;
+	const struct layout_range *range;
+	struct layout l;
 
-	if (read_file(LAYOUT_FILE, buf, sizeof(buf)) < 0)
+	if (layout_read(&l) == -ENOENT)
 		return -1;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		int n = sscanf(line, "%u %u %15s %u", &o, &s, state, &mid);
-
-		if (n < 3 || r->off < o || r->off >= o + s)
-			continue;
-		/* Dying: its map's id is gone, or the map is gone and its
-		 * bytes wait for a grace period before they are free.
-		 */
-		if (!strcmp(state, "dying"))
-			return 1;
-		return n == 4 && !strcmp(state, "map") && mid == r->id;
-	}
-	return 0;
+	range = layout_at(&l, r->off);
+	if (!range)
+		return 0;
+	/* Dying: its map's id is gone, or the map is gone and its bytes wait
+	 * for a grace period before they are free.
+	 */
+	if (!strcmp(range->state, "dying"))
+		return 1;
+	return !strcmp(range->state, "map") && range->id == r->id;
 }
 
 /* Wait until a freed map's slot left it (map free is deferred). */
@@ -333,11 +292,6 @@ static inline void detach_driver(struct attached *a)
 	bpf_link__destroy(a->set);
 	bpf_link__destroy(a->get);
 	sk_storage__destroy(a->skel);
-}
-
-static inline unsigned int tail_bytes(void)
-{
-	return read_ulong(INLINE_BYTES_SYSCTL);
 }
 
 #endif

@@ -37,7 +37,6 @@
 #define NR_LONG_LIVED	32
 #define LEAK_MAPS	1
 #define LEAK_VALUE	8
-#define MAX_ROWS	(INLINE_MAX_BYTES / INLINE_ALIGN)
 #define MAX_LIVE	8
 
 enum { TCP, UDP, MAPS, READER, NR_ACTORS };
@@ -244,77 +243,12 @@ static void *reader(void *p)
 	return NULL;
 }
 
-/* /sys/kernel/debug/bpf_sk_inline, parsed. */
-struct row {
-	unsigned int off, size, id;
-	char state[8];
-};
-
-struct layout {
-	long tail, used, leaked, free;
-	int nr;
-	struct row r[MAX_ROWS];
-};
-
-static long layout_header(const char *buf, const char *name)
+/* The layout, consistent, of the tail in effect: 0 or -errno. */
+static int layout_now(struct layout *l)
 {
-	const char *p = strstr(buf, name);
+	int err = layout_read(l);
 
-	return p ? strtol(p + strlen(name), NULL, 10) : -1;
-}
-
-/*
- * 0 if the ranges tile the tail (so no byte is in two of them) and add up
- * to the totals, -EBADMSG if not, -ENOENT if unreadable.
- */
-static int layout_read(struct layout *l)
-{
-	long sum[3] = {}, end = 0;
-	char buf[16384], *line, *save;
-	struct row *r;
-
-	if (read_file(LAYOUT_FILE, buf, sizeof(buf)) < 0)
-		return -ENOENT;
-	memset(l, 0, sizeof(*l));
-	/* One read: the totals and the ranges of the same moment. */
-	l->tail = layout_header(buf, "tail_bytes:");
-	l->used = layout_header(buf, "used_bytes:");
-	l->leaked = layout_header(buf, "leaked_bytes:");
-	l->free = layout_header(buf, "free_bytes:");
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		r = &l->r[l->nr];
-		if (sscanf(line, "%u %u %7s", &r->off, &r->size, r->state) != 3)
-			continue;
-		if (sscanf(line, "%*u %*u %*s %u", &r->id) != 1)
-			r->id = 0;
-		if (l->nr == MAX_ROWS - 1 || r->off != end || !r->size)
-			return -EBADMSG;
-		end += r->size;
-		if (!strcmp(r->state, "map") || !strcmp(r->state, "dying"))
-			sum[0] += r->size;
-		else if (!strcmp(r->state, "leaked"))
-			sum[1] += r->size;
-		else if (!strcmp(r->state, "free"))
-			sum[2] += r->size;
-		else
-			return -EBADMSG;
-		l->nr++;
-	}
-	if (l->tail != (long)tail_bytes() || end != l->tail ||
-	    sum[0] != l->used || sum[1] != l->leaked || sum[2] != l->free)
-		return -EBADMSG;
-	return 0;
-}
-
-static const struct row *layout_find(const struct layout *l, __u32 id)
-{
-	int i;
-
-	for (i = 0; i < l->nr; i++)
-		if (!strcmp(l->r[i].state, "map") && l->r[i].id == id)
-			return &l->r[i];
-	return NULL;
+	return !err && l->tail != (long)tail_bytes() ? -EBADMSG : err;
 }
 
 /*
@@ -323,11 +257,11 @@ static const struct row *layout_find(const struct layout *l, __u32 id)
  */
 static int layout_check(struct layout *l, const int *fds, int n)
 {
-	const struct row *r;
+	const struct layout_range *r;
 	unsigned int off, size;
 	int i, err, slot;
 
-	err = layout_read(l);
+	err = layout_now(l);
 	for (i = 0; !err && i < n; i++) {
 		slot = map_slot(fds[i], &off, &size);
 		r = layout_find(l, map_id(fds[i]));
@@ -336,18 +270,6 @@ static int layout_check(struct layout *l, const int *fds, int n)
 			err = -ESRCH;
 	}
 	return err;
-}
-
-/* The largest free range: a new map whose slot fits it must get one. */
-static unsigned int layout_room(const struct layout *l)
-{
-	unsigned int room = 0;
-	int i;
-
-	for (i = 0; i < l->nr; i++)
-		if (!strcmp(l->r[i].state, "free") && l->r[i].size > room)
-			room = l->r[i].size;
-	return room;
 }
 
 /* Wait until the only slots held are the live maps' (frees are deferred). */
@@ -482,9 +404,10 @@ static const unsigned int churn_sizes[] = { 8, 16, 40, 16 };
 static int leak_map(int fd, int *live, int n)
 {
 	struct slot_ref ref = slot_ref(fd);
+	const struct layout_range *range;
 	struct layout l;
 	long leaked;
-	int i, err;
+	int err;
 
 	live[n] = fd;
 	err = layout_quiet(&l, live, n + 1);
@@ -506,10 +429,10 @@ static int leak_map(int fd, int *live, int n)
 		return err;
 	if (l.leaked != leaked + slot_size(LEAK_VALUE))
 		return -ENOSPC;
-	for (i = 0; i < l.nr; i++)
-		if (l.r[i].off <= ref.off && ref.off < l.r[i].off + l.r[i].size)
-			return strcmp(l.r[i].state, "leaked") ? -EEXIST : 0;
-	return -ENOENT;
+	range = layout_at(&l, ref.off);
+	if (!range)
+		return -ENOENT;
+	return strcmp(range->state, "leaked") ? -EEXIST : 0;
 }
 
 /*
@@ -536,7 +459,7 @@ static void map_churn(struct __test_metadata *_metadata, struct churn *c,
 		leaking = leak && c->leaked_maps < LEAK_MAPS && cycle % 8 == 7;
 		size = leaking ? LEAK_VALUE : churn_sizes[cycle % NR_SIZES];
 		dynamic = !leaking && cycle % NR_SIZES == NR_SIZES - 1;
-		if (layout_read(&l)) {
+		if (layout_now(&l)) {
 			WRONG(c, MAPS, "layout unreadable or inconsistent");
 			break;
 		}
@@ -551,7 +474,7 @@ static void map_churn(struct __test_metadata *_metadata, struct churn *c,
 		slot = map_slot(fd, &off, &slot_bytes);
 		/* Nobody else takes slots now: room seen before is still there. */
 		if (slot < 0 || (dynamic && slot) ||
-		    (!dynamic && layout_room(&l) >= slot_size(size) && !slot))
+		    (!dynamic && layout_room(&l, NULL) >= slot_size(size) && !slot))
 			WRONG(c, MAPS, "map %u of %u bytes: %s", id, size,
 			      slot ? "inline with the tail full" : "dynamic with room");
 		c->inline_maps += slot == 1;
