@@ -140,15 +140,21 @@ $(BUILD)/tools/vmlinux.h: kernel
 	@bpftool btf dump file $(OBJ)/vmlinux format c > $@.tmp
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 
-$(BUILD)/tools/sk-bench.bpf.o: tools/sk-bench.bpf.c tools/sk-bench.h $(BUILD)/tools/vmlinux.h
+$(BUILD)/tools/%.bpf.o: tools/%.bpf.c tools/%.h $(BUILD)/tools/vmlinux.h
 	clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD)/tools -c $< -o $@
 
-$(BUILD)/tools/sk-bench.skel.h: $(BUILD)/tools/sk-bench.bpf.o
-	bpftool gen skeleton $< name sk_bench > $@.tmp && mv $@.tmp $@
+$(BUILD)/tools/%.skel.h: $(BUILD)/tools/%.bpf.o
+	bpftool gen skeleton $< name $(subst -,_,$*) > $@.tmp && mv $@.tmp $@
 
-$(BENCH_TOOL): tools/sk-bench.c tools/sk-bench.h $(BUILD)/tools/sk-bench.skel.h \
-		kselftest/sk_memcg.h kselftest/sk_inline_util.h | $(UAPI_HDRS)
-	$(CC) -O2 -Wall -isystem $(OBJ)/usr/include -I$(BUILD)/tools -o $@ $< \
+.PRECIOUS: $(BUILD)/tools/%.bpf.o $(BUILD)/tools/%.skel.h
+
+BENCH_SRCS	:= tools/sk-bench.c tools/sk-bench-sockets.c tools/sk-bench-lookup.c \
+		   tools/sk-bench-memory.c tools/sk-bench-create.c
+
+$(BENCH_TOOL): $(BENCH_SRCS) tools/sk-bench.h tools/sk-bench-user.h \
+		$(BUILD)/tools/sk-bench.skel.h kselftest/sk_memcg.h kselftest/sk_inline_util.h \
+		| $(UAPI_HDRS)
+	$(CC) -O2 -Wall -isystem $(OBJ)/usr/include -I$(BUILD)/tools -o $@ $(filter %.c,$^) \
 		-static -lbpf -lelf -lz
 
 # Debian's bpftool goes in too: the tests run it on inline maps.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sk-bench: what the BPF side (sk-bench.bpf.c) and the guest tool
- * (sk-bench.c) share.
+ * (sk-bench.c, sk-bench-*.c) share.
  */
 #ifndef SK_BENCH_H
 #define SK_BENCH_H
