@@ -37,7 +37,7 @@ DEMO_APPEND	?= sysctl.net.core.bpf_sk_inline_bytes=128
 
 .PHONY: help deps tree kernel selftests rootfs check demo shell patches checkpatch \
 	bisect-build build-matrix kernel-debug kernel-pristine check-debug memcg sparse bench bench-plot clean distclean \
-	cachesim cachesim-selftest bench-misses
+	cachesim cachesim-selftest bench-misses workload
 
 help:
 	@echo "help        this list"
@@ -64,7 +64,9 @@ help:
 	@echo "check-debug  run the kselftests on a KASAN/lockdep/kmemleak kernel"
 	@echo "memcg       compare memcg charges of dynamic and inline sk storage"
 	@echo "sparse      sparse on the files the series touches (new warnings fail)"
-	@echo "bench       benchmark lookups, memory, map free, socket cost"
+	@echo "bench       benchmark lookups, memory, map free, socket cost; then workload"
+	@echo "workload    request/response and churn workloads, inline against dynamic,"
+	@echo "            as doc/workload.md and doc/workload-misses.png (also run by bench)"
 	@echo "bench-plot  plot $(BUILD)/bench/lookup.dat as doc/bench-lookup.png"
 	@echo "cachesim    build the cache simulator plugin (tools/cachesim) and its self-test"
 	@echo "cachesim-selftest  run only the simulator's self-test (part of check)"
@@ -157,8 +159,17 @@ $(BENCH_TOOL): $(BENCH_SRCS) tools/sk-bench.h tools/sk-bench-user.h \
 	$(CC) -O2 -Wall -isystem $(OBJ)/usr/include -I$(BUILD)/tools -o $@ $(filter %.c,$^) \
 		-static -lbpf -lelf -lz
 
+# The request/response and churn workloads (make workload); a short run
+# of it checks its records in the kselftests (kselftest/workload.sh).
+WORKLOAD_TOOL	:= $(BUILD)/tools/sk-workload
+
+$(WORKLOAD_TOOL): tools/sk-workload.c tools/sk-workload.h $(BUILD)/tools/sk-workload.skel.h \
+		kselftest/sk_memcg.h kselftest/sk_inline_util.h | $(UAPI_HDRS)
+	$(CC) -O2 -Wall -isystem $(OBJ)/usr/include -I$(BUILD)/tools -o $@ $< \
+		-static -lbpf -lelf -lz -lpthread
+
 # Debian's bpftool goes in too: the tests run it on inline maps.
-rootfs: selftests $(GUEST_TOOLS)
+rootfs: selftests $(GUEST_TOOLS) $(WORKLOAD_TOOL)
 	@vm/mkroot --kselftest $(KSFT_INSTALL) --tools tools --tools $(BUILD)/tools \
 		--bin /usr/sbin/bpftool --out $(ROOTFS)
 
@@ -247,7 +258,7 @@ BENCH_APPEND	?= bpf_sk_inline_bytes=128
 BENCH_REF_N	?= 1000,10000
 BENCH_REF_BOOTS	?= 3
 
-$(BENCH)/initramfs.cpio: $(BENCH_TOOL) vm/mkroot vm/init
+$(BENCH)/initramfs.cpio: $(BENCH_TOOL) $(WORKLOAD_TOOL) vm/mkroot vm/init
 	@mkdir -p $(BENCH)/no-kselftest
 	@vm/mkroot --kselftest $(BENCH)/no-kselftest --tools tools --tools $(BUILD)/tools \
 		--out $@
@@ -282,6 +293,43 @@ bench: kernel kernel-pristine $(BENCH)/initramfs.cpio
 	@tr -d '\r' < $(BENCH)/tail128.log | sed -n -e 's/^data: # walk /# /p' \
 		-e 's/^data: hot //p' > $(BENCH)/lookup-hot.dat
 	@echo "bench: $(BENCH)/results.txt, per-N medians in $(BENCH)/lookup.dat (cold) and lookup-hot.dat"
+	@$(MAKE) --no-print-directory workload
+
+# The workloads an operator runs (tools/sk-workload.c): request/response
+# over N connections and connection churn, in one boot per kernel (with
+# the tail of BENCH_APPEND, tail 0, without the series) and one under the
+# cache simulator; doc/workload.md and doc/workload-misses.png from them.
+WORKLOAD	:= $(BUILD)/workload
+WORKLOAD_N	?= 1000,3000,10000,30000,100000
+WORKLOAD_ARGS	?= --passes 5 --segment 10000 --churn-seconds 60
+# The simulator runs a few hundred transactions/s: N up to 30000.
+WORKLOAD_MISSES_N ?= 1000,3000,10000,30000
+WORKLOAD_MISSES_ARGS ?= --passes 3 --segment 2000
+WORKLOAD_VM	?= --mem 4096 --timeout 3600
+WORKLOAD_RUNS	:= tail:$(BUILD)/bzImage:$(BENCH_APPEND) tail0:$(BUILD)/bzImage: \
+		   unpatched:$(BUILD)/bzImage-pristine:
+
+workload: kernel kernel-pristine $(BENCH)/initramfs.cpio $(CACHESIM_SO)
+	@mkdir -p $(WORKLOAD)
+	@for run in $(WORKLOAD_RUNS); do \
+		IFS=: read -r name img app <<< "$$run"; \
+		echo "workload: $$name: $$img '$$app': sk-workload -n $(WORKLOAD_N) $(WORKLOAD_ARGS)"; \
+		vm/run $(WORKLOAD_VM) --kernel $$img --initramfs $(BENCH)/initramfs.cpio \
+			--append "$$app" --log $(WORKLOAD)/$$name.log \
+			-- /tools/sk-workload -n $(WORKLOAD_N) $(WORKLOAD_ARGS) || exit 1; \
+	done
+	@tools/cachesim/workload-misses --plugin $(CACHESIM_SO) --binary $(WORKLOAD_TOOL) \
+		--initramfs $(BENCH)/initramfs.cpio --append "$(BENCH_APPEND)" \
+		--vm "$(WORKLOAD_VM)" --out $(WORKLOAD)/misses \
+		-- -n $(WORKLOAD_MISSES_N) $(WORKLOAD_MISSES_ARGS)
+	@tools/workload-report --log "$(BENCH_APPEND)=$(WORKLOAD)/tail.log" \
+		--log "tail 0=$(WORKLOAD)/tail0.log" \
+		--log "without the series=$(WORKLOAD)/unpatched.log" \
+		--misses $(WORKLOAD)/misses --dat $(WORKLOAD)/misses.dat \
+		--plot workload-misses.png --readme README.md > $(WORKLOAD)/workload.md
+	@mkdir -p doc && cp $(WORKLOAD)/workload.md doc/workload.md
+	gnuplot -e "data='$(WORKLOAD)/misses.dat'; out='doc/workload-misses.png'" tools/workload.gp
+	@echo "workload: doc/workload.md, doc/workload-misses.png"
 
 $(BENCH)/lookup.dat:
 	@echo "bench-plot: no $@ (make bench)" >&2; exit 1
