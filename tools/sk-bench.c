@@ -24,7 +24,6 @@
 #include "sk-bench-user.h"
 
 #define TAIL_SYSCTL		"/proc/sys/net/core/bpf_sk_inline_bytes"
-#define LAYOUT_DEBUGFS		INLINE_LAYOUT
 
 struct bench_cfg cfg = {
 	.tcp_max = -1,
@@ -181,24 +180,15 @@ void expect_storage(int map, const char *what, const char *want)
  */
 static void wait_tail_free(void)
 {
-	char line[128];
-	long used = -1;
+	struct layout l;
 	int i;
-	FILE *f;
 
 	for (i = 0; i < 600; i++) {
-		f = fopen(LAYOUT_DEBUGFS, "r");
-		if (!f)
-			return;
-		used = -1;
-		while (fgets(line, sizeof(line), f))
-			sscanf(line, "used_bytes: %ld", &used);
-		fclose(f);
-		if (!used)
+		if (layout_read(&l) == -ENOENT || !l.used)
 			return;
 		usleep(100000);
 	}
-	die("%ld bytes of the tail still used by maps a minute after they were closed", used);
+	die("%ld bytes of the tail still used by maps a minute after they were closed", l.used);
 }
 
 struct step_result {
