@@ -287,6 +287,10 @@ struct sk_bench *bench_open(bool timers)
 
 	if (!skel)
 		die("open the BPF object: %s", strerror(errno));
+	/* Without the series, map_extra must be 0: its maps are dynamic anyway. */
+	if (unpatched && (bpf_map__set_map_extra(skel->maps.inline_map, 0) ||
+			  bpf_map__set_map_extra(skel->maps.dyn_map, 0)))
+		die("map_extra: %s", strerror(errno));
 	timed_setup(skel, timers);
 	return skel;
 }

@@ -19,21 +19,15 @@
  */
 #define _GNU_SOURCE
 #include <getopt.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <time.h>
 #include <arpa/inet.h>
 #include <netinet/tcp.h>
-#include <sys/syscall.h>
-#include <linux/membarrier.h>
-#include <bpf/libbpf.h>
 
-#include "../kselftest/sk_memcg.h"
-#include "sk-workload.h"
+#include "sk-workload-user.h"
 #include "sk-workload.skel.h"
 
-#define MAX_STEPS	8
 #define MAX_PASSES	31
 #define MSG_BYTES	64
 #define LISTEN_PORT	11000
@@ -43,7 +37,7 @@
 #define CG_WL		CG_ROOT "/sk-workload"
 #define TAIL_SYSCTL	"/proc/sys/net/core/bpf_sk_inline_bytes"
 
-static const char *const variant_name[NR_WL_VARIANTS] = {
+const char *const variant_name[NR_WL_VARIANTS] = {
 	[WL_NONE] = "none",
 	[WL_RAW] = "raw",
 	[WL_INLINE] = "inline",
@@ -51,14 +45,7 @@ static const char *const variant_name[NR_WL_VARIANTS] = {
 	[WL_HASH] = "hash",
 };
 
-static struct {
-	long steps[MAX_STEPS];
-	int nr_steps;
-	int passes;
-	long segment;
-	int churn_seconds;
-	bool reqresp, churn, cachesim, check;
-} cfg = {
+struct wl_cfg cfg = {
 	.passes = 5,
 	.segment = 10000,
 	.churn_seconds = 60,
@@ -67,9 +54,10 @@ static struct {
 	.check = true,
 };
 
-static struct sk_workload *skel;
+struct sk_workload *skel;
+bool have_variant[NR_WL_VARIANTS];
+long record_errors;
 static int cg_fd = -1;
-static bool have_variant[NR_WL_VARIANTS];
 static long tail_bytes = -1;	/* -1: a kernel without the series */
 
 static void usage(FILE *f)
@@ -100,7 +88,7 @@ static void usage(FILE *f)
 		"  -h, --help\n");
 }
 
-static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
+void die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -113,7 +101,7 @@ static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt,
 	exit(1);
 }
 
-static __u64 now_ns(void)
+__u64 now_ns(void)
 {
 	struct timespec ts;
 
@@ -128,13 +116,13 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median(double *v, int n)
+double median(double *v, int n)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static int pin_to_cpu(int cpu)
+int pin_to_cpu(int cpu)
 {
 	cpu_set_t set;
 
@@ -176,7 +164,7 @@ static struct bpf_program *variant_prog(int v, bool egress)
 
 static struct bpf_link *links[2];
 
-static void variant_attach(int v)
+void variant_attach(int v)
 {
 	int i;
 
@@ -187,7 +175,7 @@ static void variant_attach(int v)
 	}
 }
 
-static void variant_detach(void)
+void variant_detach(void)
 {
 	int i;
 
@@ -197,7 +185,7 @@ static void variant_detach(void)
 	}
 }
 
-static bool churn_prog(const struct bpf_program *p)
+bool churn_prog(const struct bpf_program *p)
 {
 	return bpf_program__type(p) == BPF_PROG_TYPE_TRACING ||
 	       bpf_program__type(p) == BPF_PROG_TYPE_KPROBE;
@@ -255,10 +243,6 @@ static void load(long max_conns, bool churn)
 
 /* ---- connections ---- */
 
-struct conn {
-	int client, server;
-};
-
 static int listen_fd = -1;
 
 static void listener_open(void)
@@ -285,7 +269,7 @@ static void nodelay(int fd)
 }
 
 /* A connection whose client is bound to @slot's address, or any (-1). */
-static void conn_open(struct conn *c, long slot)
+void conn_open(struct conn *c, long slot)
 {
 	struct sockaddr_in dst = {
 		.sin_family = AF_INET,
@@ -312,7 +296,7 @@ static void conn_open(struct conn *c, long slot)
 }
 
 /* Close without a timewait socket on either side. */
-static void conn_close(struct conn *c)
+void conn_close(struct conn *c)
 {
 	struct linger lin = { .l_onoff = 1, .l_linger = 0 };
 
@@ -336,7 +320,7 @@ static void xfer(int from, int to, char *buf)
 }
 
 /* One request and its reply. */
-static void transaction(const struct conn *c)
+void transaction(const struct conn *c)
 {
 	char buf[MSG_BYTES] = "request";
 
@@ -426,8 +410,6 @@ static void reqresp_step(struct reqresp *w, long n)
 	}
 	fflush(stdout);
 }
-
-static long record_errors;
 
 static void expect_rec(const struct conn_rec *r, __u64 out_tx, __u64 in_tx, const char *what,
 		       long i)
@@ -527,201 +509,6 @@ static void reqresp(void)
 	free(w.conns);
 	for (v = 0; v < NR_WL_VARIANTS; v++)
 		free(w.tx[v]);
-}
-
-/* ---- churn ---- */
-
-static bool churn_running;
-
-static bool churning(void)
-{
-	return __atomic_load_n(&churn_running, __ATOMIC_RELAXED);
-}
-
-struct churn_sample {
-	double pending_sum, pending_max;
-	long samples;
-	double gp_ms[4096];
-	int nr_gp;
-};
-
-/* Every 10 ms: sockets queued for their RCU free and not freed yet. */
-static void *pending_sampler(void *arg)
-{
-	struct churn_sample *s = arg;
-	struct wl_rcu_stat *st = &skel->bss->rcu_stat[WL_CB_SOCK];
-	double pending;
-
-	pin_to_cpu(1);	/* off the workload's CPU where there is another */
-	while (churning()) {
-		pending = (double)st->queued - st->done;
-		s->pending_sum += pending;
-		if (pending > s->pending_max)
-			s->pending_max = pending;
-		s->samples++;
-		usleep(10000);
-	}
-	return NULL;
-}
-
-/* Every 100 ms: how long synchronize_rcu() (membarrier) takes now. */
-static void *gp_sampler(void *arg)
-{
-	struct churn_sample *s = arg;
-	__u64 t0;
-
-	pin_to_cpu(1);
-	while (churning() && s->nr_gp < 4096) {
-		t0 = now_ns();
-		if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
-			break;
-		s->gp_ms[s->nr_gp++] = (now_ns() - t0) / 1e6;
-		usleep(100000);
-	}
-	return NULL;
-}
-
-/* kmalloc's size class for @n bytes (SLUB, 8-byte minimum, 96 and 192). */
-static long kmalloc_size(long n)
-{
-	long s = 8;
-
-	if (n > 64 && n <= 96)
-		return 96;
-	if (n > 128 && n <= 192)
-		return 192;
-	while (s < n)
-		s <<= 1;
-	return s;
-}
-
-static long btf_size(struct btf *btf, const char *name)
-{
-	int id = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
-
-	return id < 0 ? -1 : btf__resolve_size(btf, id);
-}
-
-static void watch_callbacks(void)
-{
-	static const char *const fn[NR_WL_CB] = {
-		[WL_CB_SOCK] = "sk_prot_free_mem_rcu",
-	};
-	char line[256], name[128];
-	unsigned long long addr;
-	FILE *f = fopen("/proc/kallsyms", "r");
-	int i;
-
-	if (!f)
-		die("/proc/kallsyms: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %*s %127s", &addr, name) != 2)
-			continue;
-		for (i = 0; i < NR_WL_CB; i++)
-			if (!strcmp(name, fn[i]))
-				skel->bss->watch_fn[i] = addr;
-	}
-	fclose(f);
-}
-
-static void churn_one(int v, long sock_bytes, long dyn_bytes)
-{
-	struct wl_rcu_stat before[NR_WL_CB], *st = skel->bss->rcu_stat;
-	__u64 call0 = skel->bss->call_rcu_all, kfree0 = skel->bss->kfree_rcu_all;
-	struct churn_sample *s = calloc(1, sizeof(*s));
-	double secs, rate, gp, mean_pending, wait_ms = 0, model, calls;
-	pthread_t pending_thr, gp_thr;
-	long conns = 0, queued;
-	struct conn c;
-	__u64 t0, end;
-
-	if (!s)
-		die("out of memory");
-	/* Sockets closed before (the request/response connections) freed first. */
-	for (int i = 0; i < 1000 && st[WL_CB_SOCK].queued != st[WL_CB_SOCK].done; i++)
-		usleep(10000);
-	st[WL_CB_SOCK].wait_max_ns = 0;
-	memcpy(before, st, sizeof(before));
-	variant_attach(v);
-	__atomic_store_n(&churn_running, true, __ATOMIC_RELAXED);
-	if (pthread_create(&pending_thr, NULL, pending_sampler, s) ||
-	    pthread_create(&gp_thr, NULL, gp_sampler, s))
-		die("pthread_create");
-	t0 = now_ns();
-	end = t0 + cfg.churn_seconds * 1000000000ULL;
-	do {
-		for (int k = 0; k < 64; k++, conns++) {
-			conn_open(&c, -1);
-			transaction(&c);
-			conn_close(&c);
-		}
-	} while (now_ns() < end);
-	secs = (now_ns() - t0) / 1e9;
-	/* The last sockets' frees are queued once their timers let go. */
-	for (int i = 0; i < 200 && v == WL_INLINE &&
-	     st[WL_CB_SOCK].queued - before[WL_CB_SOCK].queued < 2 * (__u64)conns; i++)
-		usleep(10000);
-	__atomic_store_n(&churn_running, false, __ATOMIC_RELAXED);
-	pthread_join(pending_thr, NULL);
-	pthread_join(gp_thr, NULL);
-	variant_detach();
-
-	rate = conns / secs;
-	calls = (skel->bss->call_rcu_all - call0) / secs;
-	gp = s->nr_gp ? median(s->gp_ms, s->nr_gp) : 0;
-	mean_pending = s->samples ? s->pending_sum / s->samples : 0;
-	queued = st[WL_CB_SOCK].queued - before[WL_CB_SOCK].queued;
-	if (st[WL_CB_SOCK].timed > before[WL_CB_SOCK].timed)
-		wait_ms = (st[WL_CB_SOCK].wait_ns - before[WL_CB_SOCK].wait_ns) / 1e6 /
-			  (st[WL_CB_SOCK].timed - before[WL_CB_SOCK].timed);
-	/* Two sockets per connection wait one grace period each. */
-	model = rate * 2 * (gp / 1e3) * (v == WL_INLINE ? sock_bytes :
-					  v == WL_DYNAMIC ? dyn_bytes : 0);
-	printf("churn %s conns/s %.0f call_rcu/s %.0f kfree_rcu/s %.0f gp_ms %.2f "
-	       "sock_deferred/conn %.2f pending_mean %.1f pending_peak %.0f wait_ms %.2f "
-	       "wait_max_ms %.2f held_kb %.1f model_kb %.1f seconds %.1f conns %ld\n",
-	       variant_name[v], rate, calls, (skel->bss->kfree_rcu_all - kfree0) / secs, gp,
-	       conns ? (double)queued / conns : 0, mean_pending, s->pending_max, wait_ms,
-	       st[WL_CB_SOCK].wait_max_ns / 1e6, mean_pending * sock_bytes / 1024,
-	       model / 1024, secs, conns);
-	/* Both sockets of each connection held an inline value, and only those. */
-	if (cfg.check && queued != (v == WL_INLINE ? 2 * conns : 0)) {
-		printf("# check: churn %s: %ld sockets deferred for %ld connections\n",
-		       variant_name[v], queued, conns);
-		record_errors++;
-	}
-	fflush(stdout);
-	free(s);
-}
-
-static void churn(void)
-{
-	static const int order[] = { WL_NONE, WL_INLINE, WL_DYNAMIC };
-	long sock_bytes = slab_object_size("TCP"), dyn_bytes = 0;
-	struct btf *btf = btf__load_vmlinux_btf();
-	long selem, storage, errors = record_errors;
-	struct bpf_program *p;
-	unsigned int i;
-
-	if (!btf)
-		die("vmlinux BTF: %s", strerror(errno));
-	selem = btf_size(btf, "bpf_local_storage_elem");
-	storage = btf_size(btf, "bpf_local_storage");
-	btf__free(btf);
-	/* A value of struct conn_rec and the storage that holds it. */
-	if (selem > 0 && storage > 0)
-		dyn_bytes = kmalloc_size(selem + sizeof(struct conn_rec)) + kmalloc_size(storage);
-	watch_callbacks();
-	bpf_object__for_each_program(p, skel->obj)
-		if (bpf_program__autoload(p) && churn_prog(p) && !bpf_program__attach(p))
-			die("attach %s: %s", bpf_program__name(p), strerror(errno));
-	printf("# churn: %d s per variant; a TCP socket is %ld bytes, a dynamic value with "
-	       "its storage %ld; grace period: median synchronize_rcu() under the load\n",
-	       cfg.churn_seconds, sock_bytes, dyn_bytes);
-	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (have_variant[order[i]])
-			churn_one(order[i], sock_bytes, dyn_bytes);
-	printf("check: churn %s\n", record_errors > errors ? "wrong" : "ok");
 }
 
 /* ---- main ---- */
