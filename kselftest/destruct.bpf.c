@@ -9,6 +9,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "sk_storage_test.h"
+#include "sk_storage_maps.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -23,13 +24,7 @@ struct sock {
 
 #define MAX_FRAMES	64
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(map_extra, 1);	/* a slot in the inline tail */
-	__type(key, int);
-	__type(value, struct val8);
-} map SEC(".maps");
+SK_STORAGE_MAP(map, struct val8);
 
 __u32 mark;
 int freed;		/* times the marked socket was destructed */

@@ -9,28 +9,16 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "sk_storage_test.h"
+#include "sk_storage_maps.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
 #define SOL_DIFF_TEST	0x5e60
 enum { DIFF_ADDR = 1, DIFF_DELETE_RECREATE };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(map_extra, 1);	/* a slot in the inline tail */
-	__type(key, int);
-	__type(value, struct val16);
-} map_default SEC(".maps");
-
+SK_STORAGE_MAP(map_default, struct val16);
 /* Dynamic: user space creates both, this one once the tail is full. */
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(map_extra, 1);	/* a slot in the inline tail */
-	__type(key, int);
-	__type(value, struct val16);
-} map_dynamic SEC(".maps");
+SK_STORAGE_MAP(map_dynamic, struct val16);
 
 /* What the last run saw: value addresses, and a read through the second. */
 __u64 addr[2];

@@ -17,6 +17,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "sk_storage_test.h"
+#include "sk_storage_maps.bpf.h"
 #include "early.h"
 
 char _license[] SEC("license") = "GPL";
@@ -29,13 +30,7 @@ struct sock {
 	struct sock_common __sk_common;
 } __attribute__((preserve_access_index));
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(map_extra, 1);	/* a slot in the inline tail */
-	__type(key, int);
-	__type(value, struct val8);
-} map SEC(".maps");
+SK_STORAGE_MAP(map, struct val8);
 
 int target_tgid;
 int recording;		/* first round: remember the objects, look at nothing */

@@ -13,22 +13,14 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_endian.h>
 #include "inlined.h"
+#include "sk_storage_maps.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
-#define SK_MAP(name, extra_flags)					\
-	struct {							\
-		__uint(type, BPF_MAP_TYPE_SK_STORAGE);			\
-		__uint(map_flags, BPF_F_NO_PREALLOC | (extra_flags));	\
-		__uint(map_extra, 1);	/* a slot in the tail */	\
-		__type(key, int);					\
-		__type(value, struct inlined_val);			\
-	} name SEC(".maps")
-
-SK_MAP(inl, 0);
-SK_MAP(inl2, 0);
+SK_STORAGE_MAP(inl, struct inlined_val);
+SK_STORAGE_MAP(inl2, struct inlined_val);
 /* BPF_F_CLONE keeps a map on the dynamic storage in any boot. */
-SK_MAP(dyn, BPF_F_CLONE);
+SK_STORAGE_MAP_FLAGS(dyn, struct inlined_val, BPF_F_CLONE);
 
 struct inner {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);

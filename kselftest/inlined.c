@@ -95,10 +95,12 @@ static int count_tag_compares(const struct xlated *x)
 	return n;
 }
 
+/* How many helper calls @x makes; *@last is the last one, -1 if none. */
 static int count_calls(const struct xlated *x, int *last)
 {
 	int i, n = 0;
 
+	*last = -1;
 	for (i = 0; i < x->cnt; i++)
 		if (x->insn[i].code == CALL && x->insn[i].src_reg == 0) {
 			*last = i;
@@ -249,17 +251,31 @@ static bool inlining_expected(FIXTURE_DATA(inlined) *self)
 #endif
 }
 
+/*
+ * Translate @prog into @x. Where no inlining is expected, check that it
+ * kept the plain call and return false; else check that it has the tag
+ * compare.
+ */
+static bool xlated_inlined(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(inlined) *self,
+			   const struct bpf_program *prog, struct xlated *x)
+{
+	ASSERT_EQ(0, get_xlated(prog, x));
+	if (!inlining_expected(self)) {
+		EXPECT_TRUE(plain_call(x));
+		return false;
+	}
+	ASSERT_LE(0, tag_compare(x));
+	return true;
+}
+
 TEST_F(inlined, flags_zero_calls_only_for_a_socket_without_a_tail)
 {
 	struct xlated x;
 	int call, block;
 
-	ASSERT_EQ(0, get_xlated(self->skel->progs.get_flags_zero, &x));
-	if (!inlining_expected(self)) {
-		EXPECT_TRUE(plain_call(&x));
+	if (!xlated_inlined(_metadata, self, self->skel->progs.get_flags_zero, &x))
 		return;
-	}
-	ASSERT_LE(0, tag_compare(&x));
 	/* A miss is NULL: "r0 = 0", not the call. */
 	EXPECT_EQ((BPF_ALU64 | BPF_MOV | BPF_K), x.insn[target(&x, tag_compare(&x))].code);
 	EXPECT_EQ(0, x.insn[target(&x, tag_compare(&x))].imm);
@@ -278,12 +294,8 @@ TEST_F(inlined, flags_create_calls_on_a_miss_only)
 	struct xlated x;
 	int call, block;
 
-	ASSERT_EQ(0, get_xlated(self->skel->progs.get_flags_create, &x));
-	if (!inlining_expected(self)) {
-		EXPECT_TRUE(plain_call(&x));
+	if (!xlated_inlined(_metadata, self, self->skel->progs.get_flags_create, &x))
 		return;
-	}
-	ASSERT_LE(0, tag_compare(&x));
 	ASSERT_EQ(1, count_calls(&x, &call));
 	block = call_block(&x, call);
 	ASSERT_LE(1, block);
@@ -298,12 +310,8 @@ TEST_F(inlined, unknown_flags_are_tested_as_the_helper_does)
 	struct xlated x;
 	int call, block, i, flag_tests = 0;
 
-	ASSERT_EQ(0, get_xlated(self->skel->progs.get_flags_unknown, &x));
-	if (!inlining_expected(self)) {
-		EXPECT_TRUE(plain_call(&x));
+	if (!xlated_inlined(_metadata, self, self->skel->progs.get_flags_unknown, &x))
 		return;
-	}
-	ASSERT_LE(0, tag_compare(&x));
 	ASSERT_EQ(1, count_calls(&x, &call));
 	/* "if r4 > F_CREATE goto null" and "if r4 == 0 goto null" */
 	for (i = 0; i < x.cnt; i++)
@@ -326,12 +334,8 @@ TEST_F(inlined, tracing_programs_are_inlined_with_the_context_check)
 	struct xlated x;
 	int call, block;
 
-	ASSERT_EQ(0, get_xlated(self->skel->progs.get_tracing, &x));
-	if (!inlining_expected(self)) {
-		EXPECT_TRUE(plain_call(&x));
+	if (!xlated_inlined(_metadata, self, self->skel->progs.get_tracing, &x))
 		return;
-	}
-	ASSERT_LE(0, tag_compare(&x));
 	ASSERT_EQ(1, count_calls(&x, &call));
 	block = call_block(&x, call);
 	ASSERT_LE(1, block);
@@ -346,12 +350,8 @@ TEST_F(inlined, iterators_are_inlined_without_the_context_check)
 	struct xlated x;
 	int call;
 
-	ASSERT_EQ(0, get_xlated(self->skel->progs.get_iter, &x));
-	if (!inlining_expected(self)) {
-		EXPECT_TRUE(plain_call(&x));
+	if (!xlated_inlined(_metadata, self, self->skel->progs.get_iter, &x))
 		return;
-	}
-	ASSERT_LE(0, tag_compare(&x));
 	ASSERT_EQ(1, count_calls(&x, &call));
 	EXPECT_EQ(-1, find_insn(&x, BPF_ALU | BPF_AND | BPF_K, BPF_REG_0, 0x00ff0000));
 }

@@ -11,6 +11,8 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "sk_storage_test.h"
+#include "sk_storage_maps.bpf.h"
+#include "sk_storage_iter.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -22,54 +24,11 @@ struct val_lock {
 	__u64 b;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(map_extra, 1);	/* a slot in the inline tail */
-	__type(key, int);
-	__type(value, struct val16);
-} map_inline SEC(".maps");
-
+SK_STORAGE_MAP(map_inline, struct val16);
 /* Dynamic: user space creates both, this one once the tail is full. */
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(map_extra, 1);	/* a slot in the inline tail */
-	__type(key, int);
-	__type(value, struct val16);
-} map_dyn SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_CLONE);
-	__uint(map_extra, 1);	/* a slot in the inline tail */
-	__type(key, int);
-	__type(value, struct val16);
-} map_clone SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(map_extra, 1);	/* a slot in the inline tail */
-	__type(key, int);
-	__type(value, struct val_lock);
-} map_lock SEC(".maps");
-
-struct seq_file;
-
-struct bpf_iter_meta {
-	struct seq_file *seq;
-	__u64 session_id;
-	__u64 seq_num;
-};
-
-/* The context of iter/bpf_sk_storage_map programs, as the kernel has it. */
-struct bpf_iter__bpf_sk_storage_map {
-	struct bpf_iter_meta *meta;
-	struct bpf_map *map;
-	void *sk;
-	void *value;
-};
+SK_STORAGE_MAP(map_dyn, struct val16);
+SK_STORAGE_MAP_FLAGS(map_clone, struct val16, BPF_F_CLONE);
+SK_STORAGE_MAP(map_lock, struct val_lock);
 
 /* Values visited (with a socket), their first words summed, and ends. */
 __u64 visits;

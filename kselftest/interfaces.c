@@ -197,51 +197,9 @@ TEST_F(interfaces, sock_diag_reports_the_spin_lock_map_value)
 	close(fd);
 }
 
-/* Send @fd over the UNIX socket @via. */
-static int send_fd(int via, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = {}, byte = 0;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(via, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int via)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = {}, byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(via, &msg, 0) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 static __u64 netns_cookie(int fd)
 {
-	socklen_t len = sizeof(__u64);
-	__u64 cookie = 0;
-
-	getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len);
-	return cookie;
+	return sockopt_u64(fd, SO_NETNS_COOKIE);
 }
 
 /*

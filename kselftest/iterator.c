@@ -63,22 +63,6 @@ static void wait_churn(struct churn *c)
 		usleep(100);
 }
 
-/* The churn runs on CPU 1, the walk wherever the harness put the test. */
-static int start_churn(pthread_t *th, struct churn *c)
-{
-	pthread_attr_t attr;
-	cpu_set_t set;
-	int err;
-
-	CPU_ZERO(&set);
-	CPU_SET(1, &set);
-	pthread_attr_init(&attr);
-	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	err = pthread_create(th, &attr, churn_sockets, c);
-	pthread_attr_destroy(&attr);
-	return err;
-}
-
 FIXTURE(iterator) {
 	struct interfaces *skel;
 	int map, other;
@@ -185,7 +169,8 @@ TEST_F_TIMEOUT(iterator, every_value_once_per_pass_while_sockets_churn, 300)
 	opts.link_info_len = sizeof(linfo);
 	link = bpf_program__attach_iter(self->skel->progs.print_values, &opts);
 	ASSERT_NE(NULL, link);
-	ASSERT_EQ(0, start_churn(&th, &c));
+	/* The churn runs on CPU 1, the walk wherever the test runs. */
+	ASSERT_EQ(0, start_on_cpu1(&th, churn_sockets, &c));
 	for (pass = 0; pass < PASSES; pass++) {
 		memset(seen, 0, sizeof(seen));
 		lines = walk_once(bpf_link__fd(link), seen, &c);

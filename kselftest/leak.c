@@ -33,13 +33,11 @@ FIXTURE_SETUP(leak)
 
 FIXTURE_TEARDOWN(leak)
 {
-	char val[8];
 	int i;
 
 	for (i = 0; i < NR_SOCKETS; i++)
 		close(self->fds[i]);
-	snprintf(val, sizeof(val), "%ld", self->saved_policy);
-	write_file(REUSE_SYSCTL, val);
+	restore_reuse(self->saved_policy);
 }
 
 /* Create a map, check it starts empty on every socket, fill it, free it. */

@@ -21,17 +21,12 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_endian.h>
 #include "sk_storage_test.h"
+#include "sk_storage_maps.bpf.h"
 #include "lifetime.h"
 
 char _license[] SEC("license") = "GPL";
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(map_extra, 1);	/* a slot in the inline tail */
-	__type(key, int);
-	__type(value, struct val16);
-} late_map SEC(".maps");
+SK_STORAGE_MAP(late_map, struct val16);
 
 struct window window;
 

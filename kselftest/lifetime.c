@@ -68,25 +68,6 @@ static int wait_in_window(struct window *w)
 	return -ETIMEDOUT;
 }
 
-/*
- * Start @fn on CPU 1 from the start: a thread born on CPU 0 would wait
- * there for the window that CPU 0 holds.
- */
-static int start_on_cpu1(pthread_t *th, void *(*fn)(void *), void *arg)
-{
-	pthread_attr_t attr;
-	cpu_set_t set;
-	int err;
-
-	CPU_ZERO(&set);
-	CPU_SET(1, &set);
-	pthread_attr_init(&attr);
-	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	err = pthread_create(th, &attr, fn, arg);
-	pthread_attr_destroy(&attr);
-	return err;
-}
-
 /* The racing thread made its sockets: the window can be armed. */
 static void set_ready(int *ready)
 {

@@ -49,14 +49,7 @@ FIXTURE_TEARDOWN(memcg_policy)
 		close_sk_map(self->map);
 	bpf_link__destroy(self->set);
 	sk_storage__destroy(self->skel);
-	cg_write(CG_AGENT "/memory.max", "max");
-	cg_write(CHARGE_SYSCTL, "0");
-	cg_teardown();
-}
-
-static bool tail_on(void)
-{
-	return cg_read_long("/proc/sys/net/core/bpf_sk_inline_bytes") > 0;
+	memcg_test_teardown();
 }
 
 /* The map's sk_inline_charged fdinfo line in bytes, or -1 without one. */
@@ -90,6 +83,28 @@ static int warm(FIXTURE_DATA(memcg_policy) *self, int map,
 	    workload_delete_range(&self->w, map, 0, self->w.nr_fds))
 		return -EIO;
 	return 0;
+}
+
+/*
+ * An owner-charged map with a value in each of the NR_SOCKETS sockets, and
+ * the agent's memory.current before and after the values were stored.
+ */
+static void fill_owner_map(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(memcg_policy) *self,
+			   long *base, long *full)
+{
+	unsigned int slot;
+
+	self->map = agent_map_create(PATH_INLINE_OWNER, VALUE_SIZE);
+	ASSERT_LE(0, self->map);
+	slot = map_inline_size(self->map);
+	ASSERT_EQ(0, workload_open(&self->w, PAIRS));
+	ASSERT_EQ(0, warm(self, self->map, VALUE_SIZE));
+	*base = stable_current(CG_AGENT);
+	ASSERT_EQ(0, workload_store_range(&self->w, self->map, VALUE_SIZE, 0,
+					  NR_SOCKETS));
+	*full = stable_current(CG_AGENT);
+	ASSERT_GE(SLACK, labs(*full - *base - (long)NR_SOCKETS * slot));
 }
 
 TEST_F_TIMEOUT(memcg_policy, inline_maps_name_their_charge_policy_in_fdinfo, 300)
@@ -193,20 +208,10 @@ TEST_F_TIMEOUT(memcg_policy, rewriting_a_value_does_not_charge_it_again, 300)
 {
 	unsigned char value[VALUE_SIZE];
 	long base, full, now;
-	unsigned int slot;
 	int i, fd;
 
 	REQUIRE_INLINE(PATH_INLINE_OWNER);
-	self->map = agent_map_create(PATH_INLINE_OWNER, VALUE_SIZE);
-	ASSERT_LE(0, self->map);
-	slot = map_inline_size(self->map);
-	ASSERT_EQ(0, workload_open(&self->w, PAIRS));
-	ASSERT_EQ(0, warm(self, self->map, VALUE_SIZE));
-	base = stable_current(CG_AGENT);
-	ASSERT_EQ(0, workload_store_range(&self->w, self->map, VALUE_SIZE, 0,
-					  NR_SOCKETS));
-	full = stable_current(CG_AGENT);
-	ASSERT_GE(SLACK, labs(full - base - (long)NR_SOCKETS * slot));
+	fill_owner_map(_metadata, self, &base, &full);
 
 	memset(value, 0xa5, sizeof(value));
 	for (i = 0; i < NR_SOCKETS; i++) {
@@ -225,21 +230,11 @@ TEST_F_TIMEOUT(memcg_policy, rewriting_a_value_does_not_charge_it_again, 300)
 TEST_F_TIMEOUT(memcg_policy, deleting_a_value_twice_returns_its_charge_once, 300)
 {
 	long base, full, now;
-	unsigned int slot;
 	int i, fd;
 	__u32 id;
 
 	REQUIRE_INLINE(PATH_INLINE_OWNER);
-	self->map = agent_map_create(PATH_INLINE_OWNER, VALUE_SIZE);
-	ASSERT_LE(0, self->map);
-	slot = map_inline_size(self->map);
-	ASSERT_EQ(0, workload_open(&self->w, PAIRS));
-	ASSERT_EQ(0, warm(self, self->map, VALUE_SIZE));
-	base = stable_current(CG_AGENT);
-	ASSERT_EQ(0, workload_store_range(&self->w, self->map, VALUE_SIZE, 0,
-					  NR_SOCKETS));
-	full = stable_current(CG_AGENT);
-	ASSERT_GE(SLACK, labs(full - base - (long)NR_SOCKETS * slot));
+	fill_owner_map(_metadata, self, &base, &full);
 	ASSERT_EQ(0, workload_delete_range(&self->w, self->map, 0, NR_SOCKETS));
 	for (i = 0; i < NR_SOCKETS; i++) {
 		fd = self->w.fds[i];
@@ -317,14 +312,12 @@ TEST_F_TIMEOUT(memcg_policy, helper_created_values_charge_the_owner_until_delete
 	unsigned int slot;
 	int map, i, err;
 
+	ASSERT_EQ(0, agent_load_driver(self, "1"));
+	map = bpf_map__fd(self->skel->maps.map_a);
 	if (!tail_on()) {
-		ASSERT_EQ(0, agent_load_driver(self, "1"));
-		map = bpf_map__fd(self->skel->maps.map_a);
 		ASSERT_STREQ("dynamic", map_storage(map));
 		SKIP(return, "tail 0: sk storage maps are all dynamic");
 	}
-	ASSERT_EQ(0, agent_load_driver(self, "1"));
-	map = bpf_map__fd(self->skel->maps.map_a);
 	ASSERT_STREQ("inline", map_storage(map));
 	ASSERT_STREQ("owner", map_charge(map));
 	slot = map_inline_size(map);
@@ -358,14 +351,12 @@ TEST_F_TIMEOUT(memcg_policy, helper_creation_fails_at_the_owner_memory_max_and_l
 	char limit[32];
 	int map, n, err, fd, err_present;
 
+	ASSERT_EQ(0, agent_load_driver(self, "1"));
+	map = bpf_map__fd(self->skel->maps.map_a);
 	if (!tail_on()) {
-		ASSERT_EQ(0, agent_load_driver(self, "1"));
-		map = bpf_map__fd(self->skel->maps.map_a);
 		ASSERT_STREQ("dynamic", map_storage(map));
 		SKIP(return, "tail 0: sk storage maps are all dynamic");
 	}
-	ASSERT_EQ(0, agent_load_driver(self, "1"));
-	map = bpf_map__fd(self->skel->maps.map_a);
 	ASSERT_STREQ("owner", map_charge(map));
 	slot = map_inline_size(map);
 	ASSERT_EQ(0, workload_open(&self->w, 2 * PAIRS));

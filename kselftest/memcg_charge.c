@@ -58,14 +58,7 @@ FIXTURE_TEARDOWN(memcg)
 		workload_close(&self->w);
 	if (self->map >= 0)
 		close_sk_map(self->map);
-	cg_write(CG_AGENT "/memory.max", "max");
-	cg_write(CHARGE_SYSCTL, "0");
-	cg_teardown();
-}
-
-static bool tail_on(void)
-{
-	return cg_read_long("/proc/sys/net/core/bpf_sk_inline_bytes") > 0;
+	memcg_test_teardown();
 }
 
 /* Create the map for @path and the sockets; snapshot both cgroups after. */

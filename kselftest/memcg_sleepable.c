@@ -53,9 +53,7 @@ FIXTURE_TEARDOWN(sleepable)
 	if (self->w.fds)
 		workload_close(&self->w);
 	memcg_sleepable__destroy(self->skel);
-	cg_write(CG_AGENT "/memory.max", "max");
-	cg_write(CHARGE_SYSCTL, "0");
-	cg_teardown();
+	memcg_test_teardown();
 }
 
 /* Load the variant's program from the agent cgroup under the owner policy. */

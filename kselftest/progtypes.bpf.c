@@ -11,23 +11,15 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_endian.h>
 #include "sk_storage_test.h"
+#include "sk_storage_maps.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
-#define COUNTER_MAP(name)					\
-struct {							\
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);			\
-	__uint(map_flags, BPF_F_NO_PREALLOC);			\
-	__uint(map_extra, 1);	/* a slot in the tail */	\
-	__type(key, int);					\
-	__type(value, struct val8);				\
-} name SEC(".maps")
-
-COUNTER_MAP(count_cgroup_skb);
-COUNTER_MAP(count_tc);
-COUNTER_MAP(count_fentry);
-COUNTER_MAP(mark_sock_create);
-COUNTER_MAP(count_sock_ops);
+SK_STORAGE_MAP(count_cgroup_skb, struct val8);
+SK_STORAGE_MAP(count_tc, struct val8);
+SK_STORAGE_MAP(count_fentry, struct val8);
+SK_STORAGE_MAP(mark_sock_create, struct val8);
+SK_STORAGE_MAP(count_sock_ops, struct val8);
 
 /* Only sockets bound to this port are counted. */
 __u16 port;

@@ -7,24 +7,9 @@
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include "sk_storage_iter.bpf.h"
 
 char _license[] SEC("license") = "GPL";
-
-struct seq_file;
-
-struct bpf_iter_meta {
-	struct seq_file *seq;
-	__u64 session_id;
-	__u64 seq_num;
-};
-
-/* The context of iter/bpf_sk_storage_map programs, as the kernel has it. */
-struct bpf_iter__bpf_sk_storage_map {
-	struct bpf_iter_meta *meta;
-	struct bpf_map *map;
-	void *sk;
-	void *value;
-};
 
 SEC("iter/bpf_sk_storage_map")
 int print_offsets(struct bpf_iter__bpf_sk_storage_map *ctx)

@@ -17,10 +17,6 @@
 #include "sk_storage_util.h"
 #include "protocols.skel.h"
 
-#ifndef SO_COOKIE
-#define SO_COOKIE	57
-#endif
-
 struct kind {
 	int family, type, protocol;
 	const char *name;	/* as /proc/net/protocols names it */
@@ -57,15 +53,6 @@ static long proto_obj_size(const char *name)
 	return found;
 }
 
-static __u64 cookie_of(int fd)
-{
-	socklen_t len = sizeof(__u64);
-	__u64 cookie = 0;
-
-	getsockopt(fd, SOL_SOCKET, SO_COOKIE, &cookie, &len);
-	return cookie;
-}
-
 FIXTURE(protocols) {
 	struct attached drv;
 	struct protocols *iter;
@@ -91,7 +78,7 @@ FIXTURE_SETUP(protocols)
 						 kinds[k].family == AF_PACKET ?
 						 htons(ETH_P_ALL) : kinds[k].protocol);
 			ASSERT_LE(0, self->fds[k][i]) TH_LOG("%s", kinds[k].name);
-			self->cookies[k][i] = cookie_of(self->fds[k][i]);
+			self->cookies[k][i] = sk_cookie(self->fds[k][i]);
 			ASSERT_NE(0, self->cookies[k][i]);
 		}
 }

@@ -33,13 +33,11 @@ FIXTURE_SETUP(reload)
 
 FIXTURE_TEARDOWN(reload)
 {
-	char val[8];
 	int i;
 
 	for (i = 0; i < NR_SOCKETS; i++)
 		close(self->fds[i]);
-	snprintf(val, sizeof(val), "%ld", self->saved_policy);
-	write_file(REUSE_SYSCTL, val);
+	restore_reuse(self->saved_policy);
 }
 
 TEST_F(reload, policy_sysctl_accepts_0_and_1_only)

@@ -69,6 +69,12 @@ static inline long cg_read_long(const char *path)
 	return n > 0 ? atol(buf) : -1;
 }
 
+/* Whether this boot has an inline tail. */
+static inline bool tail_on(void)
+{
+	return cg_read_long(INLINE_BYTES_SYSCTL) > 0;
+}
+
 /*
  * memcg keeps pages charged ahead in per-cpu stocks (a batch of 64 for
  * allocations that may sleep), which later charges consume without moving
@@ -181,6 +187,14 @@ static inline void cg_teardown(void)
 	rmdir(CG_WORK);
 }
 
+/* After a test: no limit on the agent, charge policy 0, no cgroups. */
+static inline void memcg_test_teardown(void)
+{
+	cg_write(CG_AGENT "/memory.max", "max");
+	cg_write(CHARGE_SYSCTL, "0");
+	cg_teardown();
+}
+
 static inline void wait_stats(void)
 {
 	usleep(STATS_SETTLE_US);
@@ -240,7 +254,8 @@ static inline int sk_map_create(unsigned int value_size, __u32 flags)
 		opts.btf_key_type_id = key;
 		opts.btf_value_type_id = arr;
 		opts.map_flags = BPF_F_NO_PREALLOC | flags;
-		opts.map_extra = SK_INLINE_REQUEST;
+		/* Asking is refused (EINVAL) by a kernel without the series. */
+		opts.map_extra = access(INLINE_BYTES_SYSCTL, F_OK) ? 0 : SK_INLINE_REQUEST;
 		fd = bpf_map_create(BPF_MAP_TYPE_SK_STORAGE, "sk_memcg", 4,
 				    value_size, 0, &opts);
 		if (fd < 0)

@@ -9,41 +9,15 @@
 #include <stdbool.h>
 #include <bpf/bpf_helpers.h>
 #include "sk_storage_test.h"
+#include "sk_storage_maps.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(map_extra, 1);	/* a slot in the inline tail */
-	__type(key, int);
-	__type(value, struct val16);
-} map_a SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(map_extra, 1);	/* a slot in the inline tail */
-	__type(key, int);
-	__type(value, struct val8);
-} map_b SEC(".maps");
-
+SK_STORAGE_MAP(map_a, struct val16);
+SK_STORAGE_MAP(map_b, struct val8);
 /* Dynamic: user space creates it once the tail is full (attach_driver()). */
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(map_extra, 1);	/* a slot in the inline tail */
-	__type(key, int);
-	__type(value, struct val16);
-} map_dyn SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(map_extra, 1);	/* a slot in the inline tail */
-	__type(key, int);
-	__type(value, struct val_big);
-} map_big SEC(".maps");
+SK_STORAGE_MAP(map_dyn, struct val16);
+SK_STORAGE_MAP(map_big, struct val_big);
 
 /* The value each racing thread saw after its create, by thread index. */
 struct {

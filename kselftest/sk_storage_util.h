@@ -3,6 +3,8 @@
 #ifndef SK_STORAGE_UTIL_H
 #define SK_STORAGE_UTIL_H
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -18,6 +20,10 @@
 
 #define REUSE_SYSCTL	"/proc/sys/net/core/bpf_sk_inline_reuse"
 #define SLOT_HDR	8
+
+#ifndef SO_COOKIE
+#define SO_COOKIE	57
+#endif
 
 /* Bytes a map with @value_size takes in the tail: owner tag + value. */
 static inline unsigned int slot_size(unsigned int value_size)
@@ -89,6 +95,82 @@ static inline int sys_delete(int map_fd, int fd)
 	return bpf_map_delete_elem(map_fd, &fd) ? -errno : 0;
 }
 
+/* A __u64 SOL_SOCKET option (SO_COOKIE, SO_NETNS_COOKIE) of @fd, or 0. */
+static inline __u64 sockopt_u64(int fd, int optname)
+{
+	socklen_t len = sizeof(__u64);
+	__u64 val = 0;
+
+	if (getsockopt(fd, SOL_SOCKET, optname, &val, &len))
+		return 0;
+	return val;
+}
+
+static inline __u64 sk_cookie(int fd)
+{
+	return sockopt_u64(fd, SO_COOKIE);
+}
+
+/* Send @fd over the UNIX socket @via; 0 or -errno. */
+static inline int send_fd(int via, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {}, byte = 0;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(via, &msg, 0) == 1 ? 0 : -errno;
+}
+
+/* The descriptor send_fd() sent over @via, or -errno. */
+static inline int recv_fd(int via)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {}, byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	ssize_t n;
+	int fd;
+
+	n = recvmsg(via, &msg, 0);
+	if (n != 1)
+		return n < 0 ? -errno : -EIO;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -EBADMSG;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/*
+ * Start @fn(@arg) in a thread that runs on CPU 1 from the start, never
+ * first on its creator's CPU, which the test may be holding busy.
+ */
+static inline int start_on_cpu1(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int err;
+
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	err = pthread_create(th, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return err;
+}
+
 static inline unsigned int tail_bytes(void)
 {
 	return read_ulong(INLINE_BYTES_SYSCTL);
@@ -103,6 +185,15 @@ static inline bool tail_has_room(unsigned int value_size)
 		return false;
 	layout_read(&l);	/* no range if unreadable */
 	return layout_capacity(&l, slot_size(value_size)) > 0;
+}
+
+/* Write back a REUSE_SYSCTL value saved with read_ulong(). */
+static inline void restore_reuse(long policy)
+{
+	char val[8];
+
+	snprintf(val, sizeof(val), "%ld", policy);
+	write_file(REUSE_SYSCTL, val);
 }
 
 /* A map's slot, remembered before the map is closed. */

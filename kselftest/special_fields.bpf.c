@@ -11,6 +11,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include "sk_storage_maps.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -26,13 +27,7 @@ struct val_kptr {
 	struct cgroup __kptr *cg;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(map_extra, 1);	/* a slot in the inline tail */
-	__type(key, int);
-	__type(value, struct val_kptr);
-} map_kptr SEC(".maps");
+SK_STORAGE_MAP(map_kptr, struct val_kptr);
 
 extern struct cgroup *bpf_cgroup_from_id(__u64 cgid) __ksym;
 extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym;

@@ -28,10 +28,6 @@
 #include "sk_storage_util.h"
 #include "slab_util.h"
 
-#ifndef SO_COOKIE
-#define SO_COOKIE	57
-#endif
-
 #define CHURN_S		8
 #define LEAK_CHURN_S	5
 #define NR_LONG_LIVED	32
@@ -66,16 +62,6 @@ static time_t now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec;
-}
-
-static __u64 sk_cookie(int fd)
-{
-	socklen_t len = sizeof(__u64);
-	__u64 cookie = 0;
-
-	if (getsockopt(fd, SOL_SOCKET, SO_COOKIE, &cookie, &len))
-		return 0;
-	return cookie;
 }
 
 /* The first word of a value: its map, and an index or counter. */
@@ -382,10 +368,7 @@ FIXTURE_SETUP(stress)
 
 FIXTURE_TEARDOWN(stress)
 {
-	char val[8];
-
-	snprintf(val, sizeof(val), "%ld", self->policy);
-	write_file(REUSE_SYSCTL, val);
+	restore_reuse(self->policy);
 	enter_cgroup("/sys/fs/cgroup");
 	rmdir(CG_STRESS);
 }
