@@ -77,12 +77,12 @@ help:
 	@echo "distclean   remove $(BUILD) altogether"
 
 deps:
-	@vm/install-deps
+	@series/install-deps
 
 # The tree is a git repository: "pristine" is the tarball, each later
 # commit is one patch. Edit and commit there, then "make patches".
 tree: deps
-	@vm/apply-series $(SRC_TARBALL) $(TREE) $(PATCHES)
+	@series/apply-series $(SRC_TARBALL) $(TREE) $(PATCHES)
 
 # One configuration rule for the normal, debug and pristine kernels:
 # tinyconfig, then the fragments $(3) merged into $(2)/.config for the
@@ -142,7 +142,8 @@ $(BUILD)/tools/vmlinux.h: kernel
 	@bpftool btf dump file $(OBJ)/vmlinux format c > $@.tmp
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 
-$(BUILD)/tools/%.bpf.o: tools/%.bpf.c tools/%.h $(BUILD)/tools/vmlinux.h
+$(BUILD)/tools/%.bpf.o: tools/%.bpf.c tools/%.h kselftest/sk_storage_maps.bpf.h \
+		$(BUILD)/tools/vmlinux.h
 	clang-19 -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD)/tools -c $< -o $@
 
 $(BUILD)/tools/%.skel.h: $(BUILD)/tools/%.bpf.o
@@ -153,7 +154,7 @@ $(BUILD)/tools/%.skel.h: $(BUILD)/tools/%.bpf.o
 BENCH_SRCS	:= tools/sk-bench.c tools/sk-bench-sockets.c tools/sk-bench-lookup.c \
 		   tools/sk-bench-memory.c tools/sk-bench-create.c
 
-$(BENCH_TOOL): $(BENCH_SRCS) tools/sk-bench.h tools/sk-bench-user.h \
+$(BENCH_TOOL): $(BENCH_SRCS) tools/sk-bench.h tools/sk-bench-user.h tools/tool_util.h \
 		$(BUILD)/tools/sk-bench.skel.h kselftest/sk_memcg.h kselftest/sk_inline_util.h \
 		| $(UAPI_HDRS)
 	$(CC) -O2 -Wall -isystem $(OBJ)/usr/include -I$(BUILD)/tools -o $@ $(filter %.c,$^) \
@@ -164,7 +165,7 @@ $(BENCH_TOOL): $(BENCH_SRCS) tools/sk-bench.h tools/sk-bench-user.h \
 WORKLOAD_TOOL	:= $(BUILD)/tools/sk-workload
 
 $(WORKLOAD_TOOL): tools/sk-workload.c tools/sk-workload-churn.c tools/sk-workload.h \
-		tools/sk-workload-user.h $(BUILD)/tools/sk-workload.skel.h \
+		tools/sk-workload-user.h tools/tool_util.h $(BUILD)/tools/sk-workload.skel.h \
 		kselftest/sk_memcg.h kselftest/sk_inline_util.h | $(UAPI_HDRS)
 	$(CC) -O2 -Wall -isystem $(OBJ)/usr/include -I$(BUILD)/tools -o $@ $(filter %.c,$^) \
 		-static -lbpf -lelf -lz -lpthread
@@ -175,13 +176,13 @@ rootfs: selftests $(GUEST_TOOLS) $(WORKLOAD_TOOL)
 		--bin /usr/sbin/bpftool --out $(ROOTFS)
 
 # The cache simulator's self-test first, then the tree's BPF selftests
-# for sk storage (vm/bpf-selftests); their results join the total.
+# for sk storage (test/bpf-selftests); their results join the total.
 check: kernel rootfs cachesim upstream-selftests
 	@tools/cachesim/selftest --plugin $(CACHESIM_SO) --guest $(CACHESIM_GUEST) \
 		--kernel $(BUILD)/bzImage --initramfs $(CACHESIM_ROOT) --logs $(BUILD)/logs \
 		--result $(BUILD)/logs/cachesim-selftest.result || true
 	@$(BPFST_RUN) || true
-	@vm/check-boots --kernel $(BUILD)/bzImage --initramfs $(ROOTFS) \
+	@test/check-boots --kernel $(BUILD)/bzImage --initramfs $(ROOTFS) \
 		--logs $(BUILD)/logs --results cachesim:$(BUILD)/logs/cachesim-selftest.result \
 		--results bpf-selftests:$(BPFST_RESULT) $(CHECK_BOOTS)
 
@@ -224,7 +225,7 @@ kernel-pristine: $(PRISTINE_OBJ)/.config
 	@echo "kernel-pristine: $(BUILD)/bzImage-pristine"
 
 check-debug: kernel-debug rootfs
-	@vm/check-boots --kernel $(BUILD)/bzImage-debug --initramfs $(ROOTFS) \
+	@test/check-boots --kernel $(BUILD)/bzImage-debug --initramfs $(ROOTFS) \
 		--timeout 2400 --logs $(BUILD)/logs-debug $(DEBUG_BOOTS)
 
 demo: kernel rootfs
@@ -352,7 +353,7 @@ bench-plot: $(BENCH)/lookup.dat
 	@echo "bench-plot: doc/bench-lookup.png"
 
 patches:
-	@vm/export-series $(TREE)
+	@series/export-series $(TREE)
 
 checkpatch: tree
 	@cd $(TREE) && PATH=/usr/bin:$$PATH ./scripts/checkpatch.pl --strict --quiet \
@@ -363,11 +364,11 @@ SPARSE_OBJS	:= net/core/bpf_sk_inline.o net/core/bpf_sk_storage.o \
 		   net/core/sock.o net/core/sysctl_net_core.o
 
 sparse: tree $(OBJ)/.config
-	@JOBS=$(JOBS) vm/sparse-check $(TREE) $(OBJ) $(BUILD)/sparse $(SPARSE_OBJS)
+	@JOBS=$(JOBS) series/sparse-check $(TREE) $(OBJ) $(BUILD)/sparse $(SPARSE_OBJS)
 
 # BISECT_FROM=<commit> checks only the commits after it.
 bisect-build: tree $(OBJ)/.config
-	@JOBS=$(JOBS) vm/bisect-build $(TREE) $(BUILD)/bisect $(OBJ)/.config $(BISECT_FROM)
+	@JOBS=$(JOBS) series/bisect-build $(TREE) $(BUILD)/bisect $(OBJ)/.config $(BISECT_FROM)
 
 clean:
 	rm -rf $(OBJ) $(KSFT_INSTALL) $(ROOTFS) $(BUILD)/bzImage $(BUILD)/logs
@@ -377,7 +378,7 @@ distclean:
 
 # Configurations a build bot tries, at HEAD (MATRIX_EACH=1: every commit).
 build-matrix: tree
-	@vm/build-matrix $(if $(MATRIX_EACH),--each-commit) $(if $(MATRIX_FULL),--full) \
+	@series/build-matrix $(if $(MATRIX_EACH),--each-commit) $(if $(MATRIX_FULL),--full) \
 		$(TREE) $(BUILD)/matrix
 
 # ---- Simulated caches under TCG: tools/cachesim ----
@@ -441,7 +442,7 @@ bench-misses: kernel $(BENCH)/initramfs.cpio $(CACHESIM_SO)
 		"doc/bench-misses.png and doc/bench-misses.md ($$(cat $(MISSES)/seconds)s in the guest)"
 
 # ---- The kernel tree's own BPF selftests that touch sk storage ----
-# vm/bpf-selftests finds them in the tree (the tests of
+# test/bpf-selftests finds them in the tree (the tests of
 # tools/testing/selftests/bpf whose programs use an sk storage map or
 # helper, and test_maps' sk_storage_map case) and writes a makefile that
 # has upstream's build only those, and what they need, into $(BPFST)
@@ -450,17 +451,17 @@ bench-misses: kernel $(BENCH)/initramfs.cpio $(CACHESIM_SO)
 # the tree against $(OBJ). Their guest root is $(ROOTFS) with
 # /bpf-selftests and Debian's ip, rm, dash (a shell that runs programs
 # from PATH, not busybox applets) and libgcc_s (pthread_exit()) on top;
-# vm/bpf-selftests-guest runs them there. "make check" runs them in each
-# boot of BPFST_BOOTS; vm/bpf-selftests.deny names those not run in a
+# test/bpf-selftests-guest runs them there. "make check" runs them in each
+# boot of BPFST_BOOTS; test/bpf-selftests.deny names those not run in a
 # boot, and why.
 BPFST		:= $(BUILD)/bpf-selftests
 BPFST_SRC	:= $(TREE)/tools/testing/selftests/bpf
 BPFST_LLVM	?= CLANG=clang-19 LLC=llc-19 LLVM_STRIP=llvm-strip-19
 BPFST_BOOTS	?= off:: tail128:sysctl.net.core.bpf_sk_inline_bytes=128
-BPFST_DENY	:= vm/bpf-selftests.deny
+BPFST_DENY	:= test/bpf-selftests.deny
 BPFST_ROOT	:= $(BPFST)/initramfs.cpio
 BPFST_RESULT	:= $(BUILD)/logs/bpf-selftests.result
-BPFST_RUN	= rm -f $(BPFST_RESULT); vm/bpf-selftests run --kernel $(BUILD)/bzImage \
+BPFST_RUN	= rm -f $(BPFST_RESULT); test/bpf-selftests run --kernel $(BUILD)/bzImage \
 		  --initramfs $(BPFST_ROOT) --logs $(BUILD)/logs --deny $(BPFST_DENY) \
 		  --result $(BPFST_RESULT) $(BPFST_BOOTS)
 BPFST_MAKE	= $(MAKE) -s -C $(BPFST_SRC) -f $(abspath $(BPFST))/upstream.mk \
@@ -476,12 +477,12 @@ BPFST_INC	:= -I$(BPFST_SRC) -I$(BPFST)/tools/include -I$(TREE)/tools/lib \
 # included); the rest are rules of ours.
 upstream-selftests: kernel rootfs
 	@mkdir -p $(BPFST)
-	@vm/bpf-selftests prepare $(BPFST_SRC) $(BPFST)
+	@test/bpf-selftests prepare $(BPFST_SRC) $(BPFST)
 	@set -o pipefail; $(BPFST_MAKE) $(abspath $(BPFST))/test_progs 2>&1 | \
 		{ grep -v -e 'warning: overriding recipe' -e 'warning: ignoring old recipe' || true; }
 	@$(MAKE) -s $(BPFST_ROOT)
 
-$(BPFST)/test_maps_sk_storage: vm/bpf-selftests-maps.c $(BPFST_SRC)/map_tests/sk_storage_map.c \
+$(BPFST)/test_maps_sk_storage: test/bpf-selftests-maps.c $(BPFST_SRC)/map_tests/sk_storage_map.c \
 		$(BPFST_SRC)/test_maps.h $(BPFST)/test_progs
 	$(CC) -g -O2 -Wall $(BPFST_INC) -o $@ $(filter %.c,$^) \
 		$(BPFST)/tools/build/libbpf/libbpf.a -lelf -lz -lpthread
@@ -509,20 +510,20 @@ $(VERISTAT): $(BPFST_SRC)/veristat.c $(BPFST)/test_progs
 # and ours: booted without a tail, the series must verify each exactly as
 # the unpatched kernel does; with one, the difference is shown.
 verifier-stats: kernel kernel-pristine upstream-selftests $(VERISTAT)
-	@vm/verifier-stats --veristat $(VERISTAT) --out doc/verifier-stats.md --same tail0 \
-		$$(vm/bpf-selftests list $(BPFST_SRC) | sed -n 's|^prog progs/\(.*\)\.c$$|$(BPFST)/\1.bpf.o|p') \
+	@test/verifier-stats --veristat $(VERISTAT) --out doc/verifier-stats.md --same tail0 \
+		$$(test/bpf-selftests list $(BPFST_SRC) | sed -n 's|^prog progs/\(.*\)\.c$$|$(BPFST)/\1.bpf.o|p') \
 		$(OBJ)/kselftest/$(KSFT_NAME) -- pristine=$(BUILD)/bzImage-pristine \
 		tail0=$(BUILD)/bzImage tail128=$(BUILD)/bzImage:bpf_sk_inline_bytes=128
 
 $(BPFST_ROOT): $(ROOTFS) $(BPFST)/test_progs $(BPFST)/test_maps_sk_storage \
 		$(BPFST)/bpf_testmod.ko $(BPFST)/tests.txt $(BPFST)/objs.txt \
-		vm/bpf-selftests-guest vm/mkroot
+		test/bpf-selftests-guest vm/mkroot
 	@rm -rf $(BPFST)/guest && mkdir -p $(BPFST)/guest
 	@strip --strip-debug -o $(BPFST)/guest/test_progs $(BPFST)/test_progs
 	@cp $(BPFST)/test_maps_sk_storage $(BPFST)/bpf_testmod.ko $(BPFST)/tests.txt \
 		$(BPFST)/guest/
 	@sed 's|^|$(BPFST)/|' $(BPFST)/objs.txt | xargs -r cp -t $(BPFST)/guest/
-	@cp vm/bpf-selftests-guest $(BPFST)/guest/run
+	@cp test/bpf-selftests-guest $(BPFST)/guest/run
 	@vm/mkroot --tree $(BPFST)/guest:/bpf-selftests --bin /bin/ip --bin /bin/rm \
 		--bin /bin/dash --lib /lib/x86_64-linux-gnu/libgcc_s.so.1 \
 		--out $(BPFST)/guest.cpio

@@ -8,6 +8,8 @@
 
 #include <bpf/libbpf.h>
 
+#define TOOL_NAME "sk-bench"
+#include "tool_util.h"
 #include "../kselftest/sk_memcg.h"
 #include "sk-bench.h"
 #include "sk-bench.skel.h"
@@ -37,8 +39,6 @@ extern bool unpatched;		/* no sysctl: a kernel without the series */
 extern bool have_memcg;
 
 /* sk-bench.c */
-void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...);
-__u64 now_ns(void);
 void progress(const char *fmt, ...);
 __u32 rnd(void);
 long *permutation(long n);

@@ -25,25 +25,14 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "../kselftest/sk_storage_maps.bpf.h"
 #include "sk-bench.h"
 
 char _license[] SEC("license") = "GPL";
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(map_extra, 1);	/* a slot in the inline tail */
-	__type(key, int);
-	__type(value, __u64);
-} inline_map SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(map_extra, 1);	/* a slot in the inline tail */
-	__type(key, int);
-	__type(value, __u64);
-} dyn_map SEC(".maps");
+SK_STORAGE_MAP(inline_map, __u64);
+/* Asks too: user space creates it dynamic, with the tail full. */
+SK_STORAGE_MAP(dyn_map, __u64);
 
 /* Sized by user space before loading. */
 struct {

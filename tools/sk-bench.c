@@ -85,27 +85,6 @@ static void usage(FILE *f)
 		"socket holds its values.\n");
 }
 
-void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fprintf(stderr, "sk-bench: FAIL: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-__u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static __u64 start_ns;
 
 void progress(const char *fmt, ...)
@@ -145,13 +124,6 @@ long *permutation(long n)
 		p[j] = t;
 	}
 	return p;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 void min_median(const double *v, int n, double *min, double *med)

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <bpf/libbpf.h>
 
+#define TOOL_NAME "sk-workload"
+#include "tool_util.h"
 #include "../kselftest/sk_memcg.h"
 #include "sk-workload.h"
 
@@ -35,8 +37,6 @@ extern const char *const variant_name[NR_WL_VARIANTS];
 /* Records (or churn counts) that did not match what was done. */
 extern long record_errors;
 
-void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...);
-__u64 now_ns(void);
 double median(double *v, int n);
 int pin_to_cpu(int cpu);
 bool churn_prog(const struct bpf_program *p);

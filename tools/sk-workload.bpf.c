@@ -17,24 +17,13 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_endian.h>
+#include "../kselftest/sk_storage_maps.bpf.h"
 #include "sk-workload.h"
 
 char _license[] SEC("license") = "GPL";
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(map_extra, 1);	/* a slot in the inline tail */
-	__type(key, int);
-	__type(value, struct conn_rec);
-} inline_map SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct conn_rec);
-} dyn_map SEC(".maps");
+SK_STORAGE_MAP(inline_map, struct conn_rec);
+SK_STORAGE_MAP_EXTRA(dyn_map, struct conn_rec, 0, 0);	/* does not ask */
 
 /* Sized by user space before loading. */
 struct {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_maps' sk_storage_map case on its own (vm/bpf-selftests): linked
+ * test_maps' sk_storage_map case on its own (test/bpf-selftests): linked
  * with the kernel tree's tools/testing/selftests/bpf/map_tests/
  * sk_storage_map.c unchanged. test_maps.c's main() runs every map type's
  * tests twice before it; this one runs only test_sk_storage_map() (basic,
