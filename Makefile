@@ -309,9 +309,10 @@ bench: kernel kernel-pristine $(BENCH)/initramfs.cpio
 	@$(MAKE) --no-print-directory workload
 
 # The workloads an operator runs (tools/sk-workload.c): request/response
-# over N connections and connection churn, in one boot per kernel (with
-# the tail of BENCH_APPEND, tail 0, without the series) and one under the
-# cache simulator; doc/workload.md and doc/workload-misses.png from them.
+# over N connections and connection churn, each in a boot of its own per
+# kernel (with the tail of BENCH_APPEND, tail 0, without the series: the
+# churn starts from a fresh slab), and request/response once more under
+# the cache simulator; doc/workload.md and doc/workload-misses.png.
 WORKLOAD	:= $(BUILD)/workload
 WORKLOAD_N	?= 1000,3000,10000,30000,100000
 WORKLOAD_ARGS	?= --passes 5 --segment 10000 --churn-seconds 60
@@ -326,10 +327,15 @@ workload: kernel kernel-pristine $(BENCH)/initramfs.cpio $(CACHESIM_SO)
 	@mkdir -p $(WORKLOAD)
 	@for run in $(WORKLOAD_RUNS); do \
 		IFS=: read -r name img app <<< "$$run"; \
-		echo "workload: $$name: $$img '$$app': sk-workload -n $(WORKLOAD_N) $(WORKLOAD_ARGS)"; \
-		vm/run $(WORKLOAD_VM) --kernel $$img --initramfs $(BENCH)/initramfs.cpio \
-			--append "$$app" --log $(WORKLOAD)/$$name.log \
-			-- /tools/sk-workload -n $(WORKLOAD_N) $(WORKLOAD_ARGS) || exit 1; \
+		for part in reqresp churn; do \
+			echo "workload: $$name, $$part: $$img '$$app': sk-workload --only $$part" \
+				"-n $(WORKLOAD_N) $(WORKLOAD_ARGS)"; \
+			vm/run $(WORKLOAD_VM) --kernel $$img --initramfs $(BENCH)/initramfs.cpio \
+				--append "$$app" --log $(WORKLOAD)/$$name-$$part.log \
+				-- /tools/sk-workload --only $$part -n $(WORKLOAD_N) \
+				$(WORKLOAD_ARGS) || exit 1; \
+		done; \
+		cat $(WORKLOAD)/$$name-reqresp.log $(WORKLOAD)/$$name-churn.log > $(WORKLOAD)/$$name.log; \
 	done
 	@tools/cachesim/workload-misses --plugin $(CACHESIM_SO) --binary $(WORKLOAD_TOOL) \
 		--initramfs $(BENCH)/initramfs.cpio --append "$(BENCH_APPEND)" \

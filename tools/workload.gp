@@ -12,6 +12,8 @@ set terminal pngcairo size 1100,480 font ",11" noenhanced
 set output out
 set multiplot layout 1,2 title "Request/response over N TCP connections: the storage's misses per transaction (variant less raw)\n(cachesim: L1D 32 KiB, L2 1 MiB per vCPU, LLC 32 MiB shared, LRU; median of the passes)"
 set logscale x
+set autoscale xfix
+set offsets graph 0.08, graph 0.08, 0, 0
 set xtics (1000, 3000, 10000, 30000, 100000)
 set format x "%.0s%c"
 set xlabel "N connections"
