@@ -312,6 +312,19 @@ static void ratio2(char *buf, size_t len, const double *m, const double *l, int 
 	snprintf(buf, len, "%s (%s)", a, b);
 }
 
+/* The medians of COLS for UDP, then for TCP, of the cold or hot walk. */
+static void print_medians(const struct step_result *r, int hot, const int *cols, int nr_cols)
+{
+	int p, c;
+
+	for (p = 0; p < 2; p++)
+		for (c = 0; c < nr_cols; c++)
+			printf(" %.2f", (hot ? r->hot[p] : r->cold[p]).med[cols[c]]);
+}
+
+static const int dynref_columns[] = { BENCH_VISIT, BENCH_RAW, BENCH_DYNAMIC };
+static const int lookup_columns[] = { BENCH_RAW, BENCH_INLINE, BENCH_DYNAMIC, BENCH_HASH };
+
 static void summary(struct step_result *r, int nr)
 {
 	char a[32], b[32], c[32], d[32], e[32];
@@ -387,12 +400,7 @@ static void summary(struct step_result *r, int nr)
 	for (w = 0; w < 2 && cfg.dynref; w++)
 		for (i = 0; i < nr; i++) {
 			printf("data: dynref %s %ld", w ? "hot" : "cold", r[i].n);
-			for (p = 0; p < 2; p++) {
-				const double *m = w ? r[i].hot[p].med : r[i].cold[p].med;
-
-				printf(" %.2f %.2f %.2f", m[BENCH_VISIT], m[BENCH_RAW],
-				       m[BENCH_DYNAMIC]);
-			}
+			print_medians(&r[i], w, dynref_columns, ARRAY_SIZE(dynref_columns));
 			printf("\n");
 		}
 	if (!cfg.lookup)
@@ -402,12 +410,7 @@ static void summary(struct step_result *r, int nr)
 	for (w = 0; w < 2 && cfg.lookup; w++)
 		for (i = 0; i < nr; i++) {
 			printf("data: %s %ld", w ? "hot" : "cold", r[i].n);
-			for (p = 0; p < 2; p++) {
-				const double *m = w ? r[i].hot[p].med : r[i].cold[p].med;
-
-				printf(" %.2f %.2f %.2f %.2f", m[BENCH_RAW], m[BENCH_INLINE],
-				       m[BENCH_DYNAMIC], m[BENCH_HASH]);
-			}
+			print_medians(&r[i], w, lookup_columns, ARRAY_SIZE(lookup_columns));
 			printf(" %.2f %.2f %.2f %.2f %.2f %.2f\n", r[i].mem[0][0].fr.done_ms,
 			       r[i].mem[0][1].fr.done_ms,
 			       (w ? r[i].hot[0] : r[i].cold[0]).med[BENCH_CALL],
@@ -518,12 +521,8 @@ int main(int argc, char **argv)
 		case OPT_SEED:
 			cfg.seed = strtoull(optarg, NULL, 0);
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			usage_exit(usage, opt);
 		}
 	}
 	if (optind < argc || cfg.passes < 1 || cfg.passes > MAX_PASSES ||

@@ -12,6 +12,8 @@
 #include <getopt.h>
 
 #include "../kselftest/sk_memcg.h"
+#define TOOL_NAME "sk-memcg-compare"
+#include "tool_util.h"
 
 static void usage(FILE *f)
 {
@@ -102,12 +104,8 @@ int main(int argc, char **argv)
 		case 's':
 			value_size = atoi(optarg);
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			usage_exit(usage, opt);
 		}
 	}
 	if (pairs < 1 || pairs > 100000 || !value_size || value_size > 4096) {

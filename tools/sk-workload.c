@@ -550,12 +550,8 @@ int main(int argc, char **argv)
 			cfg.cachesim = true;
 			cfg.churn = false;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			usage_exit(usage, o);
 		}
 	}
 	if (optind != argc) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What every guest tool written in C needs: failing with a message, a
- * monotonic clock in ns, a median. Define TOOL_NAME before including.
+ * What every guest tool written in C needs: failing with a message, the
+ * usage on a bad option, a monotonic clock in ns, a median. Define TOOL_NAME before including.
  */
 #ifndef TOOL_UTIL_H
 #define TOOL_UTIL_H
@@ -16,6 +16,10 @@
 #error "define TOOL_NAME before including tool_util.h"
 #endif
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 static inline void __attribute__((noreturn, format(printf, 1, 2)))
 die(const char *fmt, ...)
 {
@@ -28,6 +32,14 @@ die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
+}
+
+/* -h: the usage on stdout, status 0; an unknown option: on stderr, status 2. */
+static inline void __attribute__((noreturn))
+usage_exit(void (*usage)(FILE *f), int opt)
+{
+	usage(opt == 'h' ? stdout : stderr);
+	exit(opt == 'h' ? 0 : 2);
 }
 
 static inline __u64 now_ns(void)

@@ -382,12 +382,33 @@ static bool parse_size(const char *s, uint64_t *size)
 	return end != s && !*end && *size;
 }
 
+struct number_option {
+	const char *name;
+	uint64_t *value;
+};
+
+/* NAME=VALUE for an option of the table OPTS: false if none or a bad value. */
+static bool parse_number_option(const char *name, const char *val,
+				const struct number_option *opts)
+{
+	for (; opts->name; opts++)
+		if (!strcmp(name, opts->name))
+			return parse_size(val, opts->value);
+	return false;
+}
+
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   const qemu_info_t *info,
 					   int argc, char **argv)
 {
 	uint64_t size[NR_LEVELS] = { 32 << 10, 1 << 20, 32 << 20 };
 	uint64_t ways[NR_LEVELS] = { 8, 16, 16 };
+	const struct number_option numbers[] = {
+		{ "begin", &begin_pc }, { "end", &end_pc },
+		{ "l1", &size[0] }, { "l2", &size[1] }, { "llc", &size[2] },
+		{ "l1assoc", &ways[0] }, { "l2assoc", &ways[1] }, { "llcassoc", &ways[2] },
+		{ NULL, NULL },
+	};
 	const char *out_path = NULL;
 	int i;
 
@@ -401,22 +422,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			;
 		else if (!strcmp(opt, "out"))
 			out_path = val;
-		else if (!strcmp(opt, "begin"))
-			ok = parse_size(val, &begin_pc);
-		else if (!strcmp(opt, "end"))
-			ok = parse_size(val, &end_pc);
-		else if (!strcmp(opt, "l1"))
-			ok = parse_size(val, &size[0]);
-		else if (!strcmp(opt, "l2"))
-			ok = parse_size(val, &size[1]);
-		else if (!strcmp(opt, "llc"))
-			ok = parse_size(val, &size[2]);
-		else if (!strcmp(opt, "l1assoc"))
-			ok = parse_size(val, &ways[0]);
-		else if (!strcmp(opt, "l2assoc"))
-			ok = parse_size(val, &ways[1]);
-		else if (!strcmp(opt, "llcassoc"))
-			ok = parse_size(val, &ways[2]);
 		else if (!strcmp(opt, "addr"))
 			ok = (use_phys = !strcmp(val, "phys")) || !strcmp(val, "virt");
 		else if (!strcmp(opt, "sim"))
@@ -424,7 +429,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		else if (!strcmp(opt, "profile"))
 			ok = (profile = !strcmp(val, "on")) || !strcmp(val, "off");
 		else
-			ok = false;
+			ok = parse_number_option(opt, val, numbers);
 		if (!ok) {
 			fprintf(stderr, "cachesim: bad option '%s'\n", argv[i]);
 			return -1;
