@@ -91,40 +91,20 @@ static void reject(struct __test_metadata *_metadata,
 	}
 }
 
-TEST_F(knob, minus_one_is_refused)
-{
-	reject(_metadata, variant, "-1\n", -EINVAL);
-}
+/* A test that @input is refused with EINVAL. */
+#define REFUSED(name, input)						\
+	TEST_F(knob, name)						\
+	{								\
+		reject(_metadata, variant, input, -EINVAL);		\
+	}
 
-TEST_F(knob, a_value_beyond_32_bits_is_refused)
-{
-	reject(_metadata, variant, "4294967296\n", -EINVAL);
-}
-
-TEST_F(knob, a_value_beyond_64_bits_is_refused)
-{
-	reject(_metadata, variant, "99999999999999999999\n", -EINVAL);
-}
-
-TEST_F(knob, the_first_value_out_of_range_is_refused)
-{
-	reject(_metadata, variant, variant->too_large, -EINVAL);
-}
-
-TEST_F(knob, non_numeric_text_is_refused)
-{
-	reject(_metadata, variant, "abc\n", -EINVAL);
-}
-
-TEST_F(knob, a_number_followed_by_text_is_refused)
-{
-	reject(_metadata, variant, "1abc\n", -EINVAL);
-}
-
-TEST_F(knob, an_empty_line_is_refused)
-{
-	reject(_metadata, variant, "\n", -EINVAL);
-}
+REFUSED(minus_one_is_refused, "-1\n")
+REFUSED(a_value_beyond_32_bits_is_refused, "4294967296\n")
+REFUSED(a_value_beyond_64_bits_is_refused, "99999999999999999999\n")
+REFUSED(the_first_value_out_of_range_is_refused, variant->too_large)
+REFUSED(non_numeric_text_is_refused, "abc\n")
+REFUSED(a_number_followed_by_text_is_refused, "1abc\n")
+REFUSED(an_empty_line_is_refused, "\n")
 
 TEST_F(knob, a_zero_length_write_changes_nothing)
 {

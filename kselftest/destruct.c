@@ -11,38 +11,11 @@
  */
 #include <sys/socket.h>
 #include <netinet/in.h>
-#include <linux/if_ether.h>
-#include <linux/vm_sockets.h>
 
 #include "../kselftest_harness.h"
 #include "sk_storage_util.h"
+#include "sock_kinds.h"
 #include "destruct.skel.h"
-
-#ifndef AF_XDP
-#define AF_XDP	44
-#endif
-
-struct kind {
-	int family, type, protocol;
-	const char *name;
-	bool rcu_freed;	/* SOCK_RCU_FREE: destructed after a grace period */
-};
-
-static const struct kind kinds[] = {
-	{ AF_UNIX, SOCK_STREAM, 0, "unix stream" },
-	{ AF_UNIX, SOCK_DGRAM, 0, "unix dgram" },
-	{ AF_UNIX, SOCK_SEQPACKET, 0, "unix seqpacket" },
-	{ AF_INET, SOCK_STREAM, 0, "tcp" },
-	{ AF_INET, SOCK_DGRAM, 0, "udp" },
-	{ AF_INET, SOCK_RAW, IPPROTO_ICMP, "raw", true },
-	{ AF_INET6, SOCK_STREAM, 0, "tcpv6" },
-	{ AF_INET6, SOCK_DGRAM, 0, "udpv6" },
-	{ AF_PACKET, SOCK_DGRAM, 0, "packet" },
-	{ AF_VSOCK, SOCK_STREAM, 0, "vsock" },
-	{ AF_XDP, SOCK_RAW, 0, "xdp", true },
-};
-
-#define NR_KINDS	(sizeof(kinds) / sizeof(kinds[0]))
 
 /* Text symbols of the running kernel, sorted by address. */
 struct ksym {
@@ -147,8 +120,8 @@ FIXTURE_TEARDOWN(destruct)
  * and wait up to a second for its destruction to be seen; -errno when the
  * socket cannot be set up as asked.
  */
-static int close_with_value(FIXTURE_DATA(destruct) *self, const struct kind *k,
-			    __u32 mark, bool *at_once)
+static int close_with_value(FIXTURE_DATA(destruct) *self,
+			    const struct sock_kind *k, __u32 mark, bool *at_once)
 {
 	struct val8 v = { .a = mark };
 	int fd, err, i;
@@ -182,11 +155,13 @@ TEST_F(destruct, destructors_run_in_the_closing_task)
 {
 	unsigned int i, tested = 0;
 
-	for (i = 0; i < NR_KINDS; i++) {
-		const struct kind *k = &kinds[i];
+	for (i = 0; i < NR_SOCK_KINDS; i++) {
+		const struct sock_kind *k = &sock_kinds[i];
 		bool at_once = false;
 		int err;
 
+		if (!(k->tests & KIND_DESTRUCT))
+			continue;
 		err = close_with_value(self, k, 0x5e5e0000 + i, &at_once);
 		if (err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT) {
 			TH_LOG("%s: not in this kernel (%d)", k->name, err);

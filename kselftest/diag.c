@@ -39,29 +39,17 @@ FIXTURE_VARIANT(diag)
 	bool reports;
 };
 
-FIXTURE_VARIANT_ADD(diag, tcp4)
-{
-	.family = AF_INET, .type = SOCK_STREAM, .protocol = IPPROTO_TCP,
-	.reports = true,
-};
+#define DIAG_VARIANT(name, fam, ty, proto, rep)				\
+	FIXTURE_VARIANT_ADD(diag, name)					\
+	{								\
+		.family = fam, .type = ty, .protocol = proto,		\
+		.reports = rep,						\
+	}
 
-FIXTURE_VARIANT_ADD(diag, tcp6)
-{
-	.family = AF_INET6, .type = SOCK_STREAM, .protocol = IPPROTO_TCP,
-	.reports = true,
-};
-
-FIXTURE_VARIANT_ADD(diag, udp4)
-{
-	.family = AF_INET, .type = SOCK_DGRAM, .protocol = IPPROTO_UDP,
-	.reports = false,
-};
-
-FIXTURE_VARIANT_ADD(diag, udp6)
-{
-	.family = AF_INET6, .type = SOCK_DGRAM, .protocol = IPPROTO_UDP,
-	.reports = false,
-};
+DIAG_VARIANT(tcp4, AF_INET, SOCK_STREAM, IPPROTO_TCP, true);
+DIAG_VARIANT(tcp6, AF_INET6, SOCK_STREAM, IPPROTO_TCP, true);
+DIAG_VARIANT(udp4, AF_INET, SOCK_DGRAM, IPPROTO_UDP, false);
+DIAG_VARIANT(udp6, AF_INET6, SOCK_DGRAM, IPPROTO_UDP, false);
 
 FIXTURE_SETUP(diag)
 {
@@ -138,18 +126,37 @@ static void expect_value(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, memcmp(want, v->data, sizeof(*want)));
 }
 
-TEST_F(diag, named_maps_report_the_inline_and_the_dynamic_value)
+typedef int (*diag_fn)(FIXTURE_DATA(diag) *self,
+		       const FIXTURE_VARIANT(diag) *variant,
+		       struct diag_result *res);
+
+/*
+ * Give the socket @vi in the inline map and, unless NULL, @vd in the
+ * dynamic one: @dump reports each value, and no other.
+ */
+static void expect_reported(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(diag) *self,
+			    const FIXTURE_VARIANT(diag) *variant, diag_fn dump,
+			    const struct val16 *vi, const struct val16 *vd)
 {
-	struct val16 vi = { 0x1111222233334444ULL, 1 }, vd = { 0x5555, 2 };
 	struct diag_result res;
 
 	expect_paths(_metadata, self->map_inline, self->map_dyn);
-	ASSERT_EQ(0, sys_update(self->map_inline, self->fd, &vi, BPF_NOEXIST));
-	ASSERT_EQ(0, sys_update(self->map_dyn, self->fd, &vd, BPF_NOEXIST));
-	ASSERT_EQ(0, diag_named(self, variant, &res));
-	expect_nr(_metadata, variant, &res, 2);
-	expect_value(_metadata, variant, &res, self->map_inline, &vi);
-	expect_value(_metadata, variant, &res, self->map_dyn, &vd);
+	ASSERT_EQ(0, sys_update(self->map_inline, self->fd, vi, BPF_NOEXIST));
+	if (vd)
+		ASSERT_EQ(0, sys_update(self->map_dyn, self->fd, vd, BPF_NOEXIST));
+	ASSERT_EQ(0, dump(self, variant, &res));
+	expect_nr(_metadata, variant, &res, vd ? 2 : 1);
+	expect_value(_metadata, variant, &res, self->map_inline, vi);
+	if (vd)
+		expect_value(_metadata, variant, &res, self->map_dyn, vd);
+}
+
+TEST_F(diag, named_maps_report_the_inline_and_the_dynamic_value)
+{
+	struct val16 vi = { 0x1111222233334444ULL, 1 }, vd = { 0x5555, 2 };
+
+	expect_reported(_metadata, self, variant, diag_named, &vi, &vd);
 }
 
 TEST_F(diag, named_maps_report_the_value_as_it_is_now)
@@ -168,28 +175,16 @@ TEST_F(diag, named_maps_report_the_value_as_it_is_now)
 TEST_F(diag, all_maps_dump_reports_the_inline_and_the_dynamic_value)
 {
 	struct val16 vi = { 0x0123456789abcdefULL, 3 }, vd = { 0x6666, 4 };
-	struct diag_result res;
 
-	expect_paths(_metadata, self->map_inline, self->map_dyn);
-	ASSERT_EQ(0, sys_update(self->map_inline, self->fd, &vi, BPF_NOEXIST));
-	ASSERT_EQ(0, sys_update(self->map_dyn, self->fd, &vd, BPF_NOEXIST));
-	ASSERT_EQ(0, diag_all(self, variant, &res));
-	expect_nr(_metadata, variant, &res, 2);
-	expect_value(_metadata, variant, &res, self->map_inline, &vi);
-	expect_value(_metadata, variant, &res, self->map_dyn, &vd);
+	expect_reported(_metadata, self, variant, diag_all, &vi, &vd);
 }
 
+/* Inline when there is a tail: no dynamic storage at all then. */
 TEST_F(diag, all_maps_dump_reports_a_socket_whose_only_value_is_in_the_default_map)
 {
 	struct val16 vi = { 77, 78 };
-	struct diag_result res;
 
-	/* Inline when there is a tail: no dynamic storage at all then. */
-	expect_paths(_metadata, self->map_inline, self->map_dyn);
-	ASSERT_EQ(0, sys_update(self->map_inline, self->fd, &vi, BPF_NOEXIST));
-	ASSERT_EQ(0, diag_all(self, variant, &res));
-	expect_nr(_metadata, variant, &res, 1);
-	expect_value(_metadata, variant, &res, self->map_inline, &vi);
+	expect_reported(_metadata, self, variant, diag_all, &vi, NULL);
 }
 
 TEST_F(diag, deleted_value_is_reported_by_neither_request)

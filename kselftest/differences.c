@@ -28,13 +28,8 @@ FIXTURE(differences)
 	int fd;
 };
 
-FIXTURE_VARIANT(differences)
-{
-	bool dynamic;	/* the map made with the tail full, else the default one */
-};
-
-FIXTURE_VARIANT_ADD(differences, default_map) { .dynamic = false };
-FIXTURE_VARIANT_ADD(differences, dynamic_map) { .dynamic = true };
+/* dynamic: the map made with the tail full, else the default one. */
+FIXTURE_BOOL_VARIANTS(differences, dynamic, default_map, dynamic_map);
 
 FIXTURE_SETUP(differences)
 {

@@ -269,60 +269,69 @@ static bool xlated_inlined(struct __test_metadata *_metadata,
 	return true;
 }
 
+/*
+ * xlated_inlined(), then where inlining is expected: @prog has one call,
+ * whose block, in @block, @jumps jumps lead to.
+ */
+static bool inlined_call(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(inlined) *self,
+			 const struct bpf_program *prog, struct xlated *x,
+			 int jumps, int *block)
+{
+	int call;
+
+	if (!xlated_inlined(_metadata, self, prog, x))
+		return false;
+	ASSERT_EQ(1, count_calls(x, &call));
+	*block = call_block(x, call);
+	ASSERT_LE(1, *block);
+	EXPECT_EQ(jumps, jumps_to(x, *block));
+	return true;
+}
+
+/*
+ * One way to the call: the jump for a tail offset of 0; the hit path
+ * jumps over it.
+ */
 TEST_F(inlined, flags_zero_calls_only_for_a_socket_without_a_tail)
 {
 	struct xlated x;
-	int call, block;
+	int block;
 
-	if (!xlated_inlined(_metadata, self, self->skel->progs.get_flags_zero, &x))
+	if (!inlined_call(_metadata, self, self->skel->progs.get_flags_zero, &x, 1, &block))
 		return;
 	/* A miss is NULL: "r0 = 0", not the call. */
 	EXPECT_EQ((BPF_ALU64 | BPF_MOV | BPF_K), x.insn[target(&x, tag_compare(&x))].code);
 	EXPECT_EQ(0, x.insn[target(&x, tag_compare(&x))].imm);
-	ASSERT_EQ(1, count_calls(&x, &call));
-	block = call_block(&x, call);
-	ASSERT_LE(1, block);
-	/* One way to the call: the jump for a tail offset of 0; the hit
-	 * path jumps over it.
-	 */
-	EXPECT_EQ(1, jumps_to(&x, block));
 	EXPECT_EQ((BPF_JMP | BPF_JA), x.insn[block - 1].code);
 }
 
+/* Two ways to the call: the jump for no tail and the tag compare's miss. */
 TEST_F(inlined, flags_create_calls_on_a_miss_only)
 {
 	struct xlated x;
-	int call, block;
+	int block;
 
-	if (!xlated_inlined(_metadata, self, self->skel->progs.get_flags_create, &x))
+	if (!inlined_call(_metadata, self, self->skel->progs.get_flags_create, &x, 2, &block))
 		return;
-	ASSERT_EQ(1, count_calls(&x, &call));
-	block = call_block(&x, call);
-	ASSERT_LE(1, block);
-	/* The jump for no tail and the tag compare's miss. */
-	EXPECT_EQ(2, jumps_to(&x, block));
 	EXPECT_EQ(block, target(&x, tag_compare(&x)));
 	EXPECT_EQ((BPF_JMP | BPF_JA), x.insn[block - 1].code);
 }
 
+/* The miss tests the flags, then falls into the call. */
 TEST_F(inlined, unknown_flags_are_tested_as_the_helper_does)
 {
 	struct xlated x;
-	int call, block, i, flag_tests = 0;
+	int block, i, flag_tests = 0;
 
-	if (!xlated_inlined(_metadata, self, self->skel->progs.get_flags_unknown, &x))
+	if (!inlined_call(_metadata, self, self->skel->progs.get_flags_unknown, &x, 1, &block))
 		return;
-	ASSERT_EQ(1, count_calls(&x, &call));
 	/* "if r4 > F_CREATE goto null" and "if r4 == 0 goto null" */
 	for (i = 0; i < x.cnt; i++)
 		if (is_jump(&x.insn[i]) && BPF_SRC(x.insn[i].code) == BPF_K &&
 		    x.insn[i].dst_reg == BPF_REG_4)
 			flag_tests++;
 	EXPECT_EQ(2, flag_tests);
-	block = call_block(&x, call);
-	ASSERT_LE(1, block);
-	/* The miss tests the flags, then falls into the call. */
-	EXPECT_EQ(1, jumps_to(&x, block));
 	EXPECT_EQ(block - 1, target(&x, tag_compare(&x)));
 	EXPECT_EQ((BPF_JMP | BPF_JEQ | BPF_K), x.insn[block - 1].code);
 	EXPECT_EQ(BPF_REG_4, (int)x.insn[block - 1].dst_reg);
@@ -332,14 +341,10 @@ TEST_F(inlined, unknown_flags_are_tested_as_the_helper_does)
 TEST_F(inlined, tracing_programs_are_inlined_with_the_context_check)
 {
 	struct xlated x;
-	int call, block;
+	int block;
 
-	if (!xlated_inlined(_metadata, self, self->skel->progs.get_tracing, &x))
+	if (!inlined_call(_metadata, self, self->skel->progs.get_tracing, &x, 1, &block))
 		return;
-	ASSERT_EQ(1, count_calls(&x, &call));
-	block = call_block(&x, call);
-	ASSERT_LE(1, block);
-	EXPECT_EQ(1, jumps_to(&x, block));
 	/* "r0 &= HARDIRQ_MASK | NMI_MASK; if r0 != 0 goto null" */
 	EXPECT_LE(0, find_insn(&x, BPF_ALU | BPF_AND | BPF_K, BPF_REG_0, 0x00ff0000));
 }

@@ -70,45 +70,6 @@ FIXTURE_TEARDOWN(interfaces)
 	EXPECT_EQ(0, wait_released(r));
 }
 
-/* A connected pair through a loopback listener; the child is accepted. */
-struct tcp_conn {
-	int lfd, cfd, afd;
-};
-
-static int tcp_listen(struct tcp_conn *c, struct sockaddr_in *addr)
-{
-	socklen_t len = sizeof(*addr);
-
-	memset(c, 0xff, sizeof(*c));
-	*addr = (struct sockaddr_in){
-		.sin_family = AF_INET,
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-	};
-	c->lfd = socket(AF_INET, SOCK_STREAM, 0);
-	if (c->lfd < 0 || bind(c->lfd, (struct sockaddr *)addr, len) ||
-	    getsockname(c->lfd, (struct sockaddr *)addr, &len) ||
-	    listen(c->lfd, 4))
-		return -errno;
-	return 0;
-}
-
-static int tcp_accept(struct tcp_conn *c, const struct sockaddr_in *addr)
-{
-	c->cfd = socket(AF_INET, SOCK_STREAM, 0);
-	if (c->cfd < 0 ||
-	    connect(c->cfd, (const struct sockaddr *)addr, sizeof(*addr)))
-		return -errno;
-	c->afd = accept(c->lfd, NULL, NULL);
-	return c->afd < 0 ? -errno : 0;
-}
-
-static void tcp_close(struct tcp_conn *c)
-{
-	close(c->afd);
-	close(c->cfd);
-	close(c->lfd);
-}
-
 TEST_F(interfaces, clone_map_is_dynamic_even_when_the_tail_has_room)
 {
 	unsigned int off, size;
@@ -614,31 +575,61 @@ static const char *bpftool_value(const struct val16 *v, bool json)
 		ASSERT_NE(127, (status));				\
 	} while (0)
 
+/*
+ * A socket for a bpftool test, the maps on their paths; with @v, the
+ * socket has @v in both maps.
+ */
+static int bpftool_socket(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(interfaces) *self, int family, int type,
+			  const struct val16 *v)
+{
+	int fd;
+
+	expect_paths(_metadata, self->map_inline, self->map_dyn);
+	fd = socket(family, type, 0);
+	ASSERT_LE(0, fd);
+	if (v) {
+		ASSERT_EQ(0, sys_update(self->map_inline, fd, v, BPF_NOEXIST));
+		ASSERT_EQ(0, sys_update(self->map_dyn, fd, v, BPF_NOEXIST));
+	}
+	return fd;
+}
+
+/* bpftool's exit status for "map update" of @v for @fd in @map, noexist. */
+static int bpftool_update(int map, int fd, const struct val16 *v)
+{
+	char buf[BPFTOOL_OUT];
+
+	return bpftool(buf, sizeof(buf), "map update id %u %s %s noexist",
+		       map_id(map), bpftool_key(fd), bpftool_value(v, false));
+}
+
+/* bpftool's exit status for "map delete" of @fd in @map. */
+static int bpftool_delete(int map, int fd)
+{
+	char buf[BPFTOOL_OUT];
+
+	return bpftool(buf, sizeof(buf), "map delete id %u %s", map_id(map),
+		       bpftool_key(fd));
+}
+
 TEST_F(interfaces, bpftool_update_stores_what_the_syscall_reads_on_both_paths)
 {
 	int maps[] = { self->map_inline, self->map_dyn };
 	struct val16 v, out;
-	char buf[BPFTOOL_OUT];
 	int i, fd, st;
 
-	expect_paths(_metadata, self->map_inline, self->map_dyn);
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	ASSERT_LE(0, fd);
+	fd = bpftool_socket(_metadata, self, AF_INET, SOCK_DGRAM, NULL);
 	for (i = 0; i < 2; i++) {
 		v = (struct val16){ 0x1020304050607080ULL + i, 0xa5 };
-		st = bpftool(buf, sizeof(buf), "map update id %u %s %s noexist",
-			     map_id(maps[i]), bpftool_key(fd),
-			     bpftool_value(&v, false));
+		st = bpftool_update(maps[i], fd, &v);
 		ASSERT_BPFTOOL(st);
 		ASSERT_EQ(0, st);
 		ASSERT_EQ(0, sys_lookup(maps[i], fd, &out));
 		EXPECT_EQ(0, memcmp(&v, &out, sizeof(v)));
 		/* noexist on a present value fails, and changes nothing. */
 		v.b = 0x5a;
-		st = bpftool(buf, sizeof(buf), "map update id %u %s %s noexist",
-			     map_id(maps[i]), bpftool_key(fd),
-			     bpftool_value(&v, false));
-		EXPECT_NE(0, st);
+		EXPECT_NE(0, bpftool_update(maps[i], fd, &v));
 		ASSERT_EQ(0, sys_lookup(maps[i], fd, &out));
 		EXPECT_EQ(0xa5, out.b);
 	}
@@ -651,11 +642,7 @@ TEST_F(interfaces, bpftool_lookup_prints_the_same_value_on_both_paths)
 	char in[BPFTOOL_OUT], dyn[BPFTOOL_OUT];
 	int fd, st;
 
-	expect_paths(_metadata, self->map_inline, self->map_dyn);
-	fd = socket(AF_INET6, SOCK_STREAM, 0);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, sys_update(self->map_inline, fd, &v, BPF_NOEXIST));
-	ASSERT_EQ(0, sys_update(self->map_dyn, fd, &v, BPF_NOEXIST));
+	fd = bpftool_socket(_metadata, self, AF_INET6, SOCK_STREAM, &v);
 	st = bpftool(in, sizeof(in), "-j map lookup id %u %s",
 		     map_id(self->map_inline), bpftool_key(fd));
 	ASSERT_BPFTOOL(st);
@@ -673,23 +660,17 @@ TEST_F(interfaces, bpftool_delete_removes_the_value_on_both_paths)
 {
 	int maps[] = { self->map_inline, self->map_dyn };
 	struct val16 v = { 1, 2 }, out;
-	char buf[BPFTOOL_OUT];
 	int i, fd, st;
 
-	expect_paths(_metadata, self->map_inline, self->map_dyn);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	ASSERT_LE(0, fd);
+	fd = bpftool_socket(_metadata, self, AF_INET, SOCK_STREAM, NULL);
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, sys_update(maps[i], fd, &v, BPF_NOEXIST));
-		st = bpftool(buf, sizeof(buf), "map delete id %u %s",
-			     map_id(maps[i]), bpftool_key(fd));
+		st = bpftool_delete(maps[i], fd);
 		ASSERT_BPFTOOL(st);
 		EXPECT_EQ(0, st);
 		EXPECT_EQ(-ENOENT, sys_lookup(maps[i], fd, &out));
 		/* A second delete finds nothing, on either path. */
-		st = bpftool(buf, sizeof(buf), "map delete id %u %s",
-			     map_id(maps[i]), bpftool_key(fd));
-		EXPECT_NE(0, st);
+		EXPECT_NE(0, bpftool_delete(maps[i], fd));
 	}
 	close(fd);
 }
@@ -700,11 +681,7 @@ TEST_F(interfaces, bpftool_dump_behaves_alike_on_both_paths)
 	char in[BPFTOOL_OUT], dyn[BPFTOOL_OUT];
 	int fd, st_in, st_dyn;
 
-	expect_paths(_metadata, self->map_inline, self->map_dyn);
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, sys_update(self->map_inline, fd, &v, BPF_NOEXIST));
-	ASSERT_EQ(0, sys_update(self->map_dyn, fd, &v, BPF_NOEXIST));
+	fd = bpftool_socket(_metadata, self, AF_INET, SOCK_DGRAM, &v);
 	st_in = bpftool(in, sizeof(in), "-j map dump id %u",
 			map_id(self->map_inline));
 	ASSERT_BPFTOOL(st_in);

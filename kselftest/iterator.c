@@ -69,17 +69,7 @@ FIXTURE(iterator) {
 	int fds[STABLE];
 };
 
-FIXTURE_VARIANT(iterator) {
-	bool dynamic;
-};
-
-FIXTURE_VARIANT_ADD(iterator, inline) {
-	.dynamic = false,
-};
-
-FIXTURE_VARIANT_ADD(iterator, dynamic) {
-	.dynamic = true,
-};
+FIXTURE_BOOL_VARIANTS(iterator, dynamic, inline, dynamic);
 
 FIXTURE_SETUP(iterator)
 {

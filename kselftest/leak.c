@@ -19,25 +19,20 @@ FIXTURE(leak)
 	long saved_policy;
 };
 
+static int open_socket(int i)
+{
+	return socket(AF_INET, i % 2 ? SOCK_STREAM : SOCK_DGRAM, 0);
+}
+
 FIXTURE_SETUP(leak)
 {
-	int i;
-
-	self->saved_policy = read_ulong(REUSE_SYSCTL);
-	ASSERT_LE(0, self->saved_policy);
-	for (i = 0; i < NR_SOCKETS; i++) {
-		self->fds[i] = socket(AF_INET, i % 2 ? SOCK_STREAM : SOCK_DGRAM, 0);
-		ASSERT_LE(0, self->fds[i]);
-	}
+	reload_sockets_open(_metadata, &self->saved_policy, self->fds,
+			    NR_SOCKETS, open_socket);
 }
 
 FIXTURE_TEARDOWN(leak)
 {
-	int i;
-
-	for (i = 0; i < NR_SOCKETS; i++)
-		close(self->fds[i]);
-	restore_reuse(self->saved_policy);
+	reload_sockets_close(self->saved_policy, self->fds, NR_SOCKETS);
 }
 
 /* Create a map, check it starts empty on every socket, fill it, free it. */

@@ -33,20 +33,14 @@ FIXTURE(memcg_policy) {
 
 FIXTURE_SETUP(memcg_policy)
 {
-	self->map = -1;
-	self->w.fds = NULL;
 	self->skel = NULL;
 	self->set = NULL;
-	ASSERT_EQ(0, cg_setup());
-	ASSERT_EQ(0, cg_enter(CG_WORK));
+	memcg_test_setup(_metadata, &self->w, &self->map);
 }
 
 FIXTURE_TEARDOWN(memcg_policy)
 {
-	if (self->w.fds)
-		workload_close(&self->w);
-	if (self->map >= 0)
-		close_sk_map(self->map);
+	memcg_test_close(&self->w, self->map);
 	bpf_link__destroy(self->set);
 	sk_storage__destroy(self->skel);
 	memcg_test_teardown();
@@ -57,20 +51,6 @@ static long map_charged(int map)
 {
 	return map_fdinfo_long(map, "sk_inline_charged");
 }
-
-/* With no tail every map is dynamic and names no policy: check, then skip. */
-#define REQUIRE_INLINE(path)						\
-	do {								\
-		if (!tail_on()) {					\
-			int m = agent_map_create(path, VALUE_SIZE);	\
-									\
-			ASSERT_LE(0, m);				\
-			ASSERT_STREQ("dynamic", map_storage(m));	\
-			ASSERT_STREQ("", map_charge(m));		\
-			close(m);					\
-			SKIP(return, "tail 0: sk storage maps are all dynamic"); \
-		}							\
-	} while (0)
 
 /*
  * Store and delete a value in every socket once, so that what creating
@@ -111,7 +91,7 @@ TEST_F_TIMEOUT(memcg_policy, inline_maps_name_their_charge_policy_in_fdinfo, 300
 {
 	int sock, owner, dyn;
 
-	REQUIRE_INLINE(PATH_INLINE_SOCKET);
+	REQUIRE_INLINE(PATH_INLINE_SOCKET, VALUE_SIZE);
 	sock = agent_map_create(PATH_INLINE_SOCKET, SMALL_SIZE);
 	owner = agent_map_create(PATH_INLINE_OWNER, SMALL_SIZE);
 	dyn = agent_map_create(PATH_DYNAMIC, SMALL_SIZE);
@@ -136,7 +116,7 @@ TEST_F_TIMEOUT(memcg_policy, a_map_keeps_the_policy_it_was_created_with, 300)
 	unsigned int slot;
 	long base, now;
 
-	REQUIRE_INLINE(PATH_INLINE_SOCKET);
+	REQUIRE_INLINE(PATH_INLINE_SOCKET, VALUE_SIZE);
 	sock = agent_map_create(PATH_INLINE_SOCKET, SMALL_SIZE);
 	owner = agent_map_create(PATH_INLINE_OWNER, SMALL_SIZE);
 	ASSERT_LE(0, sock);
@@ -182,7 +162,7 @@ TEST_F_TIMEOUT(memcg_policy, fdinfo_shows_what_the_values_charge_the_owner, 300)
 	unsigned int slot;
 	long charged;
 
-	REQUIRE_INLINE(PATH_INLINE_OWNER);
+	REQUIRE_INLINE(PATH_INLINE_OWNER, VALUE_SIZE);
 	sock = agent_map_create(PATH_INLINE_SOCKET, SMALL_SIZE);
 	ASSERT_LE(0, sock);
 	EXPECT_EQ(-1, map_charged(sock));
@@ -210,7 +190,7 @@ TEST_F_TIMEOUT(memcg_policy, rewriting_a_value_does_not_charge_it_again, 300)
 	long base, full, now;
 	int i, fd;
 
-	REQUIRE_INLINE(PATH_INLINE_OWNER);
+	REQUIRE_INLINE(PATH_INLINE_OWNER, VALUE_SIZE);
 	fill_owner_map(_metadata, self, &base, &full);
 
 	memset(value, 0xa5, sizeof(value));
@@ -233,7 +213,7 @@ TEST_F_TIMEOUT(memcg_policy, deleting_a_value_twice_returns_its_charge_once, 300
 	int i, fd;
 	__u32 id;
 
-	REQUIRE_INLINE(PATH_INLINE_OWNER);
+	REQUIRE_INLINE(PATH_INLINE_OWNER, VALUE_SIZE);
 	fill_owner_map(_metadata, self, &base, &full);
 	ASSERT_EQ(0, workload_delete_range(&self->w, self->map, 0, NR_SOCKETS));
 	for (i = 0; i < NR_SOCKETS; i++) {
@@ -305,6 +285,24 @@ static int helper_create_range(struct workload *w, int from, int to, int *err)
 	return i - from;
 }
 
+/*
+ * The helper driver loaded under the owner policy and a workload of
+ * 2 * PAIRS: map_a's fd in @map, its slot size in @slot. False, the test
+ * skipped, without a tail.
+ */
+static bool owner_driver(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(memcg_policy) *self, int *map,
+			 unsigned int *slot)
+{
+	ASSERT_EQ(0, agent_load_driver(self, "1"));
+	*map = bpf_map__fd(self->skel->maps.map_a);
+	if (!require_owner_map(_metadata, *map))
+		return false;
+	*slot = map_inline_size(*map);
+	ASSERT_EQ(0, workload_open(&self->w, 2 * PAIRS));
+	return true;
+}
+
 TEST_F_TIMEOUT(memcg_policy, helper_created_values_charge_the_owner_until_deleted, 300)
 {
 	struct val16 v = {};
@@ -312,16 +310,8 @@ TEST_F_TIMEOUT(memcg_policy, helper_created_values_charge_the_owner_until_delete
 	unsigned int slot;
 	int map, i, err;
 
-	ASSERT_EQ(0, agent_load_driver(self, "1"));
-	map = bpf_map__fd(self->skel->maps.map_a);
-	if (!tail_on()) {
-		ASSERT_STREQ("dynamic", map_storage(map));
-		SKIP(return, "tail 0: sk storage maps are all dynamic");
-	}
-	ASSERT_STREQ("inline", map_storage(map));
-	ASSERT_STREQ("owner", map_charge(map));
-	slot = map_inline_size(map);
-	ASSERT_EQ(0, workload_open(&self->w, 2 * PAIRS));
+	if (!owner_driver(_metadata, self, &map, &slot))
+		return;
 	/* A first round consumes what loading left in the per-cpu stocks. */
 	ASSERT_EQ(self->w.nr_fds, helper_create_range(&self->w, 0,
 						      self->w.nr_fds, &err));
@@ -351,15 +341,8 @@ TEST_F_TIMEOUT(memcg_policy, helper_creation_fails_at_the_owner_memory_max_and_l
 	char limit[32];
 	int map, n, err, fd, err_present;
 
-	ASSERT_EQ(0, agent_load_driver(self, "1"));
-	map = bpf_map__fd(self->skel->maps.map_a);
-	if (!tail_on()) {
-		ASSERT_STREQ("dynamic", map_storage(map));
-		SKIP(return, "tail 0: sk storage maps are all dynamic");
-	}
-	ASSERT_STREQ("owner", map_charge(map));
-	slot = map_inline_size(map);
-	ASSERT_EQ(0, workload_open(&self->w, 2 * PAIRS));
+	if (!owner_driver(_metadata, self, &map, &slot))
+		return;
 	snprintf(limit, sizeof(limit), "%ld",
 		 stable_current(CG_AGENT) + 6 * MEMCG_PAGE);
 	ASSERT_EQ(0, cg_write(CG_AGENT "/memory.max", limit));

@@ -34,10 +34,7 @@ FIXTURE_SETUP(memcg)
 	struct workload warm;
 	int map;
 
-	self->map = -1;
-	self->w.fds = NULL;
-	ASSERT_EQ(0, cg_setup());
-	ASSERT_EQ(0, cg_enter(CG_WORK));
+	memcg_test_setup(_metadata, &self->w, &self->map);
 	/*
 	 * Caches and per-cpu structures the first sockets and map set up.
 	 * The map is the workload's: its values are freed after RCU grace
@@ -54,10 +51,7 @@ FIXTURE_SETUP(memcg)
 
 FIXTURE_TEARDOWN(memcg)
 {
-	if (self->w.fds)
-		workload_close(&self->w);
-	if (self->map >= 0)
-		close_sk_map(self->map);
+	memcg_test_close(&self->w, self->map);
 	memcg_test_teardown();
 }
 
@@ -92,31 +86,34 @@ static long agent_now(void)
 	return cg_current(CG_AGENT);
 }
 
-/* With no tail every map is dynamic: check it, and skip what is moot. */
-#define REQUIRE_INLINE(path)						\
-	do {								\
-		if (!tail_on()) {					\
-			int m = agent_map_create(path, VALUE_SIZE);	\
-									\
-			ASSERT_LE(0, m);				\
-			ASSERT_STREQ("dynamic", map_storage(m));	\
-			close(m);					\
-			SKIP(return, "tail 0: sk storage maps are all dynamic"); \
-		}							\
-	} while (0)
+/* start() with @path, whose map must take the path it names. */
+static void start_on(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(memcg) *self, enum sk_path path)
+{
+	ASSERT_EQ(0, start(self, path));
+	ASSERT_STREQ(path == PATH_DYNAMIC ? "dynamic" : "inline",
+		     map_storage(self->map));
+}
+
+/* Store a value in every socket; in @d what they charged the agent. */
+static void store_all(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(memcg) *self, struct cg_snap *d)
+{
+	ASSERT_EQ(0, workload_store_range(&self->w, self->map, VALUE_SIZE, 0,
+					  NR_SOCKETS));
+	wait_stats();
+	cg_snapshot(CG_AGENT, &self->agent1);
+	cg_snapshot(CG_WORK, &self->work1);
+	cg_delta(&self->agent0, &self->agent1, d);
+	TH_LOG("agent: %ld bytes for %d values", d->current, NR_SOCKETS);
+}
 
 TEST_F_TIMEOUT(memcg, dynamic_values_are_charged_to_the_map_owner, 300)
 {
 	struct cg_snap d;
 
-	ASSERT_EQ(0, start(self, PATH_DYNAMIC));
-	ASSERT_STREQ("dynamic", map_storage(self->map));
-	ASSERT_EQ(0, workload_store_range(&self->w, self->map, VALUE_SIZE, 0,
-					  NR_SOCKETS));
-	wait_stats();
-	cg_snapshot(CG_AGENT, &self->agent1);
-	cg_delta(&self->agent0, &self->agent1, &d);
-	TH_LOG("agent: %ld bytes for %d values", d.current, NR_SOCKETS);
+	start_on(_metadata, self, PATH_DYNAMIC);
+	store_all(_metadata, self, &d);
 	/* A storage and an element per socket, each more than 64 bytes. */
 	ASSERT_LE((long)NR_SOCKETS * (VALUE_SIZE + 128), d.current);
 	ASSERT_LE((long)NR_SOCKETS * (VALUE_SIZE + 128), d.slab);
@@ -126,17 +123,10 @@ TEST_F_TIMEOUT(memcg, inline_values_under_socket_charging_cost_the_owner_nothing
 {
 	struct cg_snap d;
 
-	REQUIRE_INLINE(PATH_INLINE_SOCKET);
-	ASSERT_EQ(0, start(self, PATH_INLINE_SOCKET));
-	ASSERT_STREQ("inline", map_storage(self->map));
-	ASSERT_EQ(0, workload_store_range(&self->w, self->map, VALUE_SIZE, 0,
-					  NR_SOCKETS));
-	wait_stats();
-	cg_snapshot(CG_AGENT, &self->agent1);
-	cg_snapshot(CG_WORK, &self->work1);
-	cg_delta(&self->agent0, &self->agent1, &d);
+	REQUIRE_INLINE(PATH_INLINE_SOCKET, VALUE_SIZE);
+	start_on(_metadata, self, PATH_INLINE_SOCKET);
+	store_all(_metadata, self, &d);
 	/* Only growth is a charge: late frees of earlier work may shrink. */
-	TH_LOG("agent: %ld bytes for %d values", d.current, NR_SOCKETS);
 	ASSERT_GE(SLACK, d.current);
 	cg_delta(&self->work0, &self->work1, &d);
 	TH_LOG("workload: %ld bytes for %d values", d.current, NR_SOCKETS);
@@ -168,9 +158,8 @@ TEST_F_TIMEOUT(memcg, inline_values_under_owner_charging_cost_the_owner_a_slot_e
 	unsigned int slot;
 	struct cg_snap d;
 
-	REQUIRE_INLINE(PATH_INLINE_OWNER);
-	ASSERT_EQ(0, start(self, PATH_INLINE_OWNER));
-	ASSERT_STREQ("inline", map_storage(self->map));
+	REQUIRE_INLINE(PATH_INLINE_OWNER, VALUE_SIZE);
+	start_on(_metadata, self, PATH_INLINE_OWNER);
 	slot = map_inline_size(self->map);
 	ASSERT_EQ((VALUE_SIZE + 8 + 7) / 8 * 8, slot);
 	ASSERT_EQ(0, workload_store_range(&self->w, self->map, VALUE_SIZE, 0,
@@ -198,9 +187,8 @@ TEST_F_TIMEOUT(memcg, owner_charges_return_on_delete_on_close_and_on_map_free, 3
 	long base, full, now, third;
 	unsigned int slot;
 
-	REQUIRE_INLINE(PATH_INLINE_OWNER);
-	ASSERT_EQ(0, start(self, PATH_INLINE_OWNER));
-	ASSERT_STREQ("inline", map_storage(self->map));
+	REQUIRE_INLINE(PATH_INLINE_OWNER, VALUE_SIZE);
+	start_on(_metadata, self, PATH_INLINE_OWNER);
 	slot = map_inline_size(self->map);
 	third = (long)NR_SOCKETS / 3 * slot;
 	base = self->agent0.current;
@@ -236,9 +224,8 @@ TEST_F_TIMEOUT(memcg, owner_charge_stops_at_memory_max_and_leaves_no_value, 300)
 	long stored, i;
 	int fd, err = 0;
 
-	REQUIRE_INLINE(PATH_INLINE_OWNER);
-	ASSERT_EQ(0, start(self, PATH_INLINE_OWNER));
-	ASSERT_STREQ("inline", map_storage(self->map));
+	REQUIRE_INLINE(PATH_INLINE_OWNER, VALUE_SIZE);
+	start_on(_metadata, self, PATH_INLINE_OWNER);
 	slot = map_inline_size(self->map);
 	snprintf(limit, sizeof(limit), "%ld", cg_current(CG_AGENT) + 6 * MEMCG_PAGE);
 	ASSERT_EQ(0, cg_write(CG_AGENT "/memory.max", limit));

@@ -26,32 +26,19 @@ FIXTURE(sleepable) {
 	struct bpf_link *link;
 };
 
-FIXTURE_VARIANT(sleepable) {
-	bool sleepable;
-};
-
-FIXTURE_VARIANT_ADD(sleepable, lsm) {
-	.sleepable = false,
-};
-
-FIXTURE_VARIANT_ADD(sleepable, lsm_s) {
-	.sleepable = true,
-};
+FIXTURE_BOOL_VARIANTS(sleepable, sleepable, lsm, lsm_s);
 
 FIXTURE_SETUP(sleepable)
 {
-	self->w.fds = NULL;
 	self->skel = NULL;
 	self->link = NULL;
-	ASSERT_EQ(0, cg_setup());
-	ASSERT_EQ(0, cg_enter(CG_WORK));
+	memcg_test_setup(_metadata, &self->w, NULL);
 }
 
 FIXTURE_TEARDOWN(sleepable)
 {
 	bpf_link__destroy(self->link);
-	if (self->w.fds)
-		workload_close(&self->w);
+	memcg_test_close(&self->w, -1);
 	memcg_sleepable__destroy(self->skel);
 	memcg_test_teardown();
 }
@@ -101,12 +88,8 @@ TEST_F_TIMEOUT(sleepable, owner_charge_stops_at_memory_max_in_either_context, 30
 		SKIP(return, "no BPF LSM in this kernel");
 	ASSERT_EQ(0, agent_load(self, variant->sleepable));
 	map = bpf_map__fd(self->skel->maps.owner_map);
-	if (cg_read_long("/proc/sys/net/core/bpf_sk_inline_bytes") <= 0) {
-		ASSERT_STREQ("dynamic", map_storage(map));
-		SKIP(return, "tail 0: sk storage maps are all dynamic");
-	}
-	ASSERT_STREQ("inline", map_storage(map));
-	ASSERT_STREQ("owner", map_charge(map));
+	if (!require_owner_map(_metadata, map))
+		return;
 	slot = map_inline_size(map);
 	ASSERT_EQ(0, workload_open(&self->w, NR_SOCKETS / 2));
 	/* The program runs in this kernel's LSM stack. */

@@ -28,38 +28,23 @@ FIXTURE(progtypes)
 FIXTURE_SETUP(progtypes)
 {
 	LIBBPF_OPTS(bpf_tc_opts, tc);
-	struct sockaddr_in addr = {
-		.sin_family = AF_INET,
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-	};
-	socklen_t len = sizeof(addr);
-	int cg;
+	struct sockaddr_in addr;
 
 	memset(&self->hook, 0, sizeof(self->hook));
 	self->hook.sz = sizeof(self->hook);
 	self->hook.ifindex = if_nametoindex("lo");
 	self->hook.attach_point = BPF_TC_EGRESS;
 
-	self->tx = socket(AF_INET, SOCK_DGRAM, 0);
-	self->rx = socket(AF_INET, SOCK_DGRAM, 0);
+	self->tx = loopback_socket(SOCK_DGRAM, &addr);
+	self->rx = loopback_socket(SOCK_DGRAM, &self->rx_addr);
 	ASSERT_LE(0, self->tx);
 	ASSERT_LE(0, self->rx);
-	ASSERT_EQ(0, bind(self->tx, (struct sockaddr *)&addr, len));
-	ASSERT_EQ(0, getsockname(self->tx, (struct sockaddr *)&addr, &len));
-	self->rx_addr = (struct sockaddr_in){ .sin_family = AF_INET,
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	len = sizeof(self->rx_addr);
-	ASSERT_EQ(0, bind(self->rx, (struct sockaddr *)&self->rx_addr, len));
-	ASSERT_EQ(0, getsockname(self->rx, (struct sockaddr *)&self->rx_addr, &len));
 
 	self->skel = progtypes__open_and_load();
 	ASSERT_NE(NULL, self->skel);
 	self->skel->bss->port = ntohs(addr.sin_port);
 
-	cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY);
-	ASSERT_LE(0, cg);
-	self->cgroup_skb = bpf_program__attach_cgroup(self->skel->progs.count_egress, cg);
-	close(cg);
+	self->cgroup_skb = attach_root_cgroup(self->skel->progs.count_egress);
 	ASSERT_NE(NULL, self->cgroup_skb);
 	self->fentry = bpf_program__attach(self->skel->progs.count_udp_sendmsg);
 	ASSERT_NE(NULL, self->fentry);
@@ -146,13 +131,10 @@ TEST_F(progtypes, sock_create_program_marks_new_sockets)
 {
 	struct bpf_link *link;
 	struct val8 v;
-	int cg, lite, udp;
+	int lite, udp;
 
 	self->skel->data->mark_protocol = IPPROTO_UDPLITE;
-	cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY);
-	ASSERT_LE(0, cg);
-	link = bpf_program__attach_cgroup(self->skel->progs.mark_new_socket, cg);
-	close(cg);
+	link = attach_root_cgroup(self->skel->progs.mark_new_socket);
 	ASSERT_NE(NULL, link);
 	lite = socket(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE);
 	udp = socket(AF_INET, SOCK_DGRAM, 0);
@@ -168,36 +150,19 @@ TEST_F(progtypes, sock_create_program_marks_new_sockets)
 
 TEST_F(progtypes, sock_ops_program_counts_established_connections)
 {
-	struct sockaddr_in addr = {
-		.sin_family = AF_INET,
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-	};
-	socklen_t len = sizeof(addr);
+	struct sockaddr_in addr;
 	struct bpf_link *link;
-	int cg, lfd, cfd, afd;
+	struct tcp_conn c;
 
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
-	ASSERT_LE(0, lfd);
-	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&addr, len));
-	ASSERT_EQ(0, getsockname(lfd, (struct sockaddr *)&addr, &len));
-	ASSERT_EQ(0, listen(lfd, 1));
+	ASSERT_EQ(0, tcp_listen(&c, &addr));
 	self->skel->bss->port = ntohs(addr.sin_port);
-	cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY);
-	ASSERT_LE(0, cg);
-	link = bpf_program__attach_cgroup(self->skel->progs.count_established, cg);
-	close(cg);
+	link = attach_root_cgroup(self->skel->progs.count_established);
 	ASSERT_NE(NULL, link);
-	cfd = socket(AF_INET, SOCK_STREAM, 0);
-	ASSERT_LE(0, cfd);
-	ASSERT_EQ(0, connect(cfd, (struct sockaddr *)&addr, len));
-	afd = accept(lfd, NULL, NULL);
-	ASSERT_LE(0, afd);
+	ASSERT_EQ(0, tcp_accept(&c, &addr));
 	bpf_link__destroy(link);
-	expect_count_of(_metadata, self->skel->maps.count_sock_ops, cfd, 1);
-	expect_count_of(_metadata, self->skel->maps.count_sock_ops, afd, 1);
-	close(afd);
-	close(cfd);
-	close(lfd);
+	expect_count_of(_metadata, self->skel->maps.count_sock_ops, c.cfd, 1);
+	expect_count_of(_metadata, self->skel->maps.count_sock_ops, c.afd, 1);
+	tcp_close(&c);
 }
 
 TEST_HARNESS_MAIN

@@ -15,26 +15,15 @@
 
 #include "../kselftest_harness.h"
 #include "sk_storage_util.h"
+#include "sock_kinds.h"
 #include "protocols.skel.h"
 
-struct kind {
-	int family, type, protocol;
-	const char *name;	/* as /proc/net/protocols names it */
-};
-
-static const struct kind kinds[] = {
-	{ AF_INET, SOCK_STREAM, 0, "TCP" },
-	{ AF_INET, SOCK_DGRAM, 0, "UDP" },
-	{ AF_INET6, SOCK_STREAM, 0, "TCPv6" },
-	{ AF_INET6, SOCK_DGRAM, 0, "UDPv6" },
-	{ AF_UNIX, SOCK_STREAM, 0, "UNIX-STREAM" },
-	{ AF_UNIX, SOCK_DGRAM, 0, "UNIX" },
-	{ AF_NETLINK, SOCK_RAW, 0, "NETLINK" },
-	{ AF_PACKET, SOCK_DGRAM, 0, "PACKET" },
-};
-
-#define NR_KINDS	(sizeof(kinds) / sizeof(kinds[0]))
+#define NR_KINDS	NR_SOCK_KINDS	/* at most */
 #define PER_KIND	4
+
+/* The kinds this test opens, set up with the fixture. */
+static const struct sock_kind *kinds[NR_KINDS];
+static int nr_kinds;
 
 /* obj_size of protocol @name from /proc/net/protocols, or -1. */
 static long proto_obj_size(const char *name)
@@ -68,16 +57,17 @@ FIXTURE_SETUP(protocols)
 	int k, i;
 
 	memset(self->fds, -1, sizeof(self->fds));
+	nr_kinds = sock_kinds_of(KIND_PROTOCOLS, kinds);
 	ASSERT_EQ(0, attach_driver(&self->drv));
 	self->map = bpf_map__fd(self->drv.skel->maps.map_a);
 	self->iter = protocols__open_and_load();
 	ASSERT_NE(NULL, self->iter);
-	for (k = 0; k < NR_KINDS; k++)
+	for (k = 0; k < nr_kinds; k++)
 		for (i = 0; i < PER_KIND; i++) {
-			self->fds[k][i] = socket(kinds[k].family, kinds[k].type,
-						 kinds[k].family == AF_PACKET ?
-						 htons(ETH_P_ALL) : kinds[k].protocol);
-			ASSERT_LE(0, self->fds[k][i]) TH_LOG("%s", kinds[k].name);
+			self->fds[k][i] = socket(kinds[k]->family, kinds[k]->type,
+						 kinds[k]->family == AF_PACKET ?
+						 htons(ETH_P_ALL) : kinds[k]->protocol);
+			ASSERT_LE(0, self->fds[k][i]) TH_LOG("%s", kinds[k]->proto);
 			self->cookies[k][i] = sk_cookie(self->fds[k][i]);
 			ASSERT_NE(0, self->cookies[k][i]);
 		}
@@ -88,7 +78,7 @@ FIXTURE_TEARDOWN(protocols)
 	struct slot_ref a = slot_ref(self->map);
 	int k, i;
 
-	for (k = 0; k < NR_KINDS; k++)
+	for (k = 0; k < nr_kinds; k++)
 		for (i = 0; i < PER_KIND; i++)
 			if (self->fds[k][i] >= 0)
 				close(self->fds[k][i]);
@@ -134,7 +124,7 @@ static int walk(FIXTURE_DATA(protocols) *self, int *others)
 
 		if (sscanf(line, "%llu %lld", &cookie, &off) != 2)
 			return -EINVAL;
-		for (k = 0; k < NR_KINDS; k++)
+		for (k = 0; k < nr_kinds; k++)
 			for (i = 0; i < PER_KIND; i++)
 				if (self->cookies[k][i] == cookie) {
 					self->seen[k][i]++;
@@ -209,19 +199,21 @@ TEST_F(protocols, values_live_in_the_tail_exactly_where_the_protocol_has_one)
 		off = 0;
 	}
 	/* Even sockets get their value from a program, odd ones from a syscall. */
-	for (k = 0; k < NR_KINDS; k++)
+	for (k = 0; k < nr_kinds; k++)
 		for (i = 0; i < PER_KIND; i++) {
 			in = (struct val16){ k, i };
 			if (i % 2) {
 				ASSERT_EQ(0, sys_update(self->map, self->fds[k][i], &in,
-							BPF_NOEXIST)) TH_LOG("%s", kinds[k].name);
+							BPF_NOEXIST))
+					TH_LOG("%s", kinds[k]->proto);
 			} else {
 				ASSERT_EQ(0, helper_create(self->fds[k][i], MAP_A, &in,
-							   sizeof(in))) TH_LOG("%s", kinds[k].name);
+							   sizeof(in)))
+					TH_LOG("%s", kinds[k]->proto);
 			}
 		}
 	/* Each side sees what the other wrote. */
-	for (k = 0; k < NR_KINDS; k++)
+	for (k = 0; k < nr_kinds; k++)
 		for (i = 0; i < PER_KIND; i++) {
 			ASSERT_EQ(0, sys_lookup(self->map, self->fds[k][i], &out));
 			EXPECT_EQ(k, out.a);
@@ -234,28 +226,28 @@ TEST_F(protocols, values_live_in_the_tail_exactly_where_the_protocol_has_one)
 
 	ASSERT_EQ(0, walk(self, &others));
 	EXPECT_EQ(0, others);
-	for (k = 0; k < NR_KINDS; k++) {
-		long obj = proto_obj_size(kinds[k].name);
+	for (k = 0; k < nr_kinds; k++) {
+		long obj = proto_obj_size(kinds[k]->proto);
 		long slot = align_up(obj, INLINE_ALIGN) + INLINE_LINK_BYTES + off + SLOT_HDR;
-		bool tail = proto_has_tail(kinds[k].name);
+		bool tail = proto_has_tail(kinds[k]->proto);
 
-		ASSERT_LT(0, obj) TH_LOG("%s", kinds[k].name);
+		ASSERT_LT(0, obj) TH_LOG("%s", kinds[k]->proto);
 		tailed += tail;
 		tailless += !tail;
 		for (i = 0; i < PER_KIND; i++) {
-			EXPECT_EQ(1, self->seen[k][i]) TH_LOG("%s %d", kinds[k].name, i);
+			EXPECT_EQ(1, self->seen[k][i]) TH_LOG("%s %d", kinds[k]->proto, i);
 			if (tail) {
 				EXPECT_EQ(slot, self->offsets[k][i]);
 			} else {
 				EXPECT_NE(slot, self->offsets[k][i]);
 			}
 		}
-		TH_LOG("%s: %s", kinds[k].name, tail ? "inline" : "dynamic");
+		TH_LOG("%s: %s", kinds[k]->proto, tail ? "inline" : "dynamic");
 	}
 	TH_LOG("%d kinds with a tail, %d without", tailed, tailless);
 
 	/* Deletes from either side; the walk then finds none of them. */
-	for (k = 0; k < NR_KINDS; k++)
+	for (k = 0; k < nr_kinds; k++)
 		for (i = 0; i < PER_KIND; i++)
 			if (i % 2) {
 				ASSERT_EQ(0, helper_delete(self->fds[k][i], MAP_A));
@@ -263,7 +255,7 @@ TEST_F(protocols, values_live_in_the_tail_exactly_where_the_protocol_has_one)
 				ASSERT_EQ(0, sys_delete(self->map, self->fds[k][i]));
 			}
 	ASSERT_EQ(0, walk(self, &others));
-	for (k = 0; k < NR_KINDS; k++)
+	for (k = 0; k < nr_kinds; k++)
 		for (i = 0; i < PER_KIND; i++) {
 			EXPECT_EQ(0, self->seen[k][i]);
 			EXPECT_EQ(-ENOENT, sys_lookup(self->map, self->fds[k][i], &out));

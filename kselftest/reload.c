@@ -17,27 +17,22 @@ FIXTURE(reload)
 	long saved_policy;
 };
 
+static int open_socket(int i)
+{
+	return socket(i % 2 ? AF_INET6 : AF_INET,
+		      i % 4 < 2 ? SOCK_STREAM : SOCK_DGRAM, 0);
+}
+
 FIXTURE_SETUP(reload)
 {
-	int i;
-
-	self->saved_policy = read_ulong(REUSE_SYSCTL);
-	ASSERT_LE(0, self->saved_policy);
+	reload_sockets_open(_metadata, &self->saved_policy, self->fds,
+			    NR_SOCKETS, open_socket);
 	ASSERT_EQ(0, write_file(REUSE_SYSCTL, "1"));
-	for (i = 0; i < NR_SOCKETS; i++) {
-		self->fds[i] = socket(i % 2 ? AF_INET6 : AF_INET,
-				      i % 4 < 2 ? SOCK_STREAM : SOCK_DGRAM, 0);
-		ASSERT_LE(0, self->fds[i]);
-	}
 }
 
 FIXTURE_TEARDOWN(reload)
 {
-	int i;
-
-	for (i = 0; i < NR_SOCKETS; i++)
-		close(self->fds[i]);
-	restore_reuse(self->saved_policy);
+	reload_sockets_close(self->saved_policy, self->fds, NR_SOCKETS);
 }
 
 TEST_F(reload, policy_sysctl_accepts_0_and_1_only)

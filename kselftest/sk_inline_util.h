@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,11 +59,39 @@ static void __attribute__((constructor)) sk_inline_require_series(void)
 	if (__cpus < (n))						\
 		SKIP(return, "needs %d CPUs, this guest has %ld", (n), __cpus); \
 } while (0)
+
+/*
+ * The variant of @fixture, one bool @field, and its two variants: @off
+ * (false), then @on (true).
+ */
+#define FIXTURE_BOOL_VARIANTS(fixture, field, off, on)			\
+	FIXTURE_VARIANT(fixture) { bool field; };			\
+	FIXTURE_VARIANT_ADD(fixture, off) { .field = false };		\
+	FIXTURE_VARIANT_ADD(fixture, on) { .field = true }
 #endif
 
 static inline unsigned int align_up(unsigned int v, unsigned int a)
 {
 	return (v + a - 1) / a * a;
+}
+
+/*
+ * Read @read(@arg) until it is within [@lo, @hi], at most @tries times
+ * @us apart, for what deferred frees bring down: the last reading.
+ */
+static inline long settle_within(long (*read)(const char *arg), const char *arg,
+				 long lo, long hi, int tries, unsigned int us)
+{
+	long now = 0;
+	int i;
+
+	for (i = 0; i < tries; i++) {
+		now = read(arg);
+		if (lo <= now && now <= hi)
+			break;
+		usleep(us);
+	}
+	return now;
 }
 
 /* Read a whole small file into buf; return its length or -errno. */

@@ -187,14 +187,6 @@ static inline void cg_teardown(void)
 	rmdir(CG_WORK);
 }
 
-/* After a test: no limit on the agent, charge policy 0, no cgroups. */
-static inline void memcg_test_teardown(void)
-{
-	cg_write(CG_AGENT "/memory.max", "max");
-	cg_write(CHARGE_SYSCTL, "0");
-	cg_teardown();
-}
-
 static inline void wait_stats(void)
 {
 	usleep(STATS_SETTLE_US);
@@ -205,16 +197,7 @@ static inline void wait_stats(void)
 /* Wait (up to ~60 s) for deferred frees to bring @cg within @tol of @target. */
 static inline long settle_to(const char *cg, long target, long tol)
 {
-	long cur = 0;
-	int i;
-
-	for (i = 0; i < 60; i++) {
-		cur = cg_current(cg);
-		if (labs(cur - target) <= tol)
-			break;
-		usleep(500000);
-	}
-	return cur;
+	return settle_within(cg_current, cg, target - tol, target + tol, 60, 500000);
 }
 
 /*
@@ -464,5 +447,78 @@ static inline long slab_object_size(const char *name)
 	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/object_size", name);
 	return cg_read_long(path);
 }
+
+#ifdef __KSELFTEST_HARNESS_H
+/*
+ * Fixture setup: no sockets in @w, no map in @map (unless NULL), the two
+ * cgroups, this process in the workload's.
+ */
+static inline void memcg_test_setup(struct __test_metadata *_metadata,
+				    struct workload *w, int *map)
+{
+	w->fds = NULL;
+	if (map)
+		*map = -1;
+	ASSERT_EQ(0, cg_setup());
+	ASSERT_EQ(0, cg_enter(CG_WORK));
+}
+
+/* Fixture teardown, first: close the sockets and @map, if open. */
+static inline void memcg_test_close(struct workload *w, int map)
+{
+	if (w->fds)
+		workload_close(w);
+	if (map >= 0)
+		close_sk_map(map);
+}
+
+/* Fixture teardown, last: no limit on the agent, charge policy 0, no cgroups. */
+static inline void memcg_test_teardown(void)
+{
+	cg_write(CG_AGENT "/memory.max", "max");
+	cg_write(CHARGE_SYSCTL, "0");
+	cg_teardown();
+}
+
+/*
+ * With no tail every map is dynamic and names no policy: check it on a map
+ * for @path, skip and return false. True with a tail.
+ */
+static inline bool require_inline(struct __test_metadata *_metadata,
+				  enum sk_path path, unsigned int value_size)
+{
+	int m;
+
+	if (tail_on())
+		return true;
+	m = agent_map_create(path, value_size);
+	ASSERT_LE(0, m);
+	ASSERT_STREQ("dynamic", map_storage(m));
+	ASSERT_STREQ("", map_charge(m));
+	close(m);
+	SKIP(return false, "tail 0: sk storage maps are all dynamic");
+}
+
+#define REQUIRE_INLINE(path, value_size)				\
+	do {								\
+		if (!require_inline(_metadata, path, value_size))	\
+			return;						\
+	} while (0)
+
+/*
+ * @map, of a BPF object loaded under charge policy 1, charges its owner;
+ * with no tail it is dynamic: skip and return false.
+ */
+static inline bool require_owner_map(struct __test_metadata *_metadata, int map)
+{
+	if (!tail_on()) {
+		ASSERT_STREQ("dynamic", map_storage(map));
+		SKIP(return false, "tail 0: sk storage maps are all dynamic");
+	}
+	ASSERT_STREQ("inline", map_storage(map));
+	ASSERT_STREQ("owner", map_charge(map));
+	return true;
+}
+#endif
 
 #endif /* SK_MEMCG_H */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <netinet/in.h>
 #include <linux/bpf.h>
 #include <linux/btf.h>
 #include <bpf/bpf.h>
@@ -196,6 +197,37 @@ static inline void restore_reuse(long policy)
 	write_file(REUSE_SYSCTL, val);
 }
 
+#ifdef __KSELFTEST_HARNESS_H
+/*
+ * Fixture setup of the reload tests: the reuse policy saved in @saved for
+ * reload_sockets_close(), and @n sockets in @fds, the i-th from
+ * @open_socket(i).
+ */
+static inline void reload_sockets_open(struct __test_metadata *_metadata,
+				       long *saved, int *fds, int n,
+				       int (*open_socket)(int i))
+{
+	int i;
+
+	*saved = read_ulong(REUSE_SYSCTL);
+	ASSERT_LE(0, *saved);
+	for (i = 0; i < n; i++) {
+		fds[i] = open_socket(i);
+		ASSERT_LE(0, fds[i]);
+	}
+}
+#endif
+
+/* Fixture teardown of the reload tests: close the sockets, restore the policy. */
+static inline void reload_sockets_close(long saved, const int *fds, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	restore_reuse(saved);
+}
+
 /* A map's slot, remembered before the map is closed. */
 struct slot_ref {
 	__u32 id;
@@ -341,6 +373,71 @@ static inline int reuse_sk_map(struct bpf_map *m, bool dynamic)
 	return err;
 }
 
+/* A socket of @type bound to a free port of 127.0.0.1, @addr; fd or -errno. */
+static inline int loopback_socket(int type, struct sockaddr_in *addr)
+{
+	socklen_t len = sizeof(*addr);
+	int fd = socket(AF_INET, type, 0), err;
+
+	*addr = (struct sockaddr_in){
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)addr, len) ||
+	    getsockname(fd, (struct sockaddr *)addr, &len)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* A connected pair through a loopback listener; the child is accepted. */
+struct tcp_conn {
+	int lfd, cfd, afd;
+};
+
+static inline int tcp_listen(struct tcp_conn *c, struct sockaddr_in *addr)
+{
+	memset(c, 0xff, sizeof(*c));
+	c->lfd = loopback_socket(SOCK_STREAM, addr);
+	if (c->lfd < 0)
+		return c->lfd;
+	return listen(c->lfd, 4) ? -errno : 0;
+}
+
+static inline int tcp_accept(struct tcp_conn *c, const struct sockaddr_in *addr)
+{
+	c->cfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (c->cfd < 0 ||
+	    connect(c->cfd, (const struct sockaddr *)addr, sizeof(*addr)))
+		return -errno;
+	c->afd = accept(c->lfd, NULL, NULL);
+	return c->afd < 0 ? -errno : 0;
+}
+
+static inline void tcp_close(struct tcp_conn *c)
+{
+	close(c->afd);
+	close(c->cfd);
+	close(c->lfd);
+}
+
+/* Attach @prog to the root cgroup: the link, or NULL with errno set. */
+static inline struct bpf_link *attach_root_cgroup(const struct bpf_program *prog)
+{
+	struct bpf_link *link;
+	int cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY);
+
+	if (cg < 0)
+		return NULL;
+	link = bpf_program__attach_cgroup(prog, cg);
+	close(cg);
+	return link;
+}
+
 struct attached {
 	struct sk_storage *skel;
 	struct bpf_link *set, *get;
@@ -349,13 +446,8 @@ struct attached {
 /* Attach the loaded driver programs to the root cgroup. */
 static inline int attach_progs(struct attached *a)
 {
-	int cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY);
-
-	if (cg < 0)
-		return -errno;
-	a->set = bpf_program__attach_cgroup(a->skel->progs.sk_storage_set, cg);
-	a->get = bpf_program__attach_cgroup(a->skel->progs.sk_storage_get, cg);
-	close(cg);
+	a->set = attach_root_cgroup(a->skel->progs.sk_storage_set);
+	a->get = attach_root_cgroup(a->skel->progs.sk_storage_get);
 	return a->set && a->get ? 0 : -1;
 }
 

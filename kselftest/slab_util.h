@@ -22,16 +22,7 @@ static const char *const caches[] __attribute__((unused)) = { "TCP", "TCPv6", "U
 /* Wait for socket frees (RCU, timers, workqueues) to bring @cache to @base. */
 static inline long settle_objects(const char *cache, long base)
 {
-	long now = 0;
-	int i;
-
-	for (i = 0; i < 150; i++) {
-		now = slab_objects(cache);
-		if (now <= base)
-			break;
-		usleep(100000);
-	}
-	return now;
+	return settle_within(slab_objects, cache, LONG_MIN, base, 150, 100000);
 }
 
 #endif

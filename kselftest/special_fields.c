@@ -186,13 +186,9 @@ static long wait_dying(const char *cgroup, long want)
 
 FIXTURE_SETUP(kptr)
 {
-	struct sockaddr_in addr = {
-		.sin_family = AF_INET,
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-	};
-	socklen_t len = sizeof(addr);
+	struct sockaddr_in addr;
 	struct stat st;
-	int map, cg;
+	int map;
 
 	self->rx = self->tx = -1;
 	snprintf(self->held_parent, sizeof(self->held_parent),
@@ -218,20 +214,14 @@ FIXTURE_SETUP(kptr)
 	/* A cgroup2 directory's inode number is the cgroup's id. */
 	self->skel->bss->cgroup_id = st.st_ino;
 
-	self->rx = socket(AF_INET, SOCK_DGRAM, 0);
+	self->rx = loopback_socket(SOCK_DGRAM, &addr);
 	self->tx = socket(AF_INET, SOCK_DGRAM, 0);
 	ASSERT_LE(0, self->rx);
 	ASSERT_LE(0, self->tx);
-	ASSERT_EQ(0, bind(self->rx, (struct sockaddr *)&addr, len));
-	ASSERT_EQ(0, getsockname(self->rx, (struct sockaddr *)&addr, &len));
-	ASSERT_EQ(0, connect(self->tx, (struct sockaddr *)&addr, len));
+	ASSERT_EQ(0, connect(self->tx, (struct sockaddr *)&addr, sizeof(addr)));
 	self->skel->bss->port = ntohs(addr.sin_port);
 
-	cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY);
-	ASSERT_LE(0, cg);
-	self->link = bpf_program__attach_cgroup(self->skel->progs.hold_cgroup,
-						cg);
-	close(cg);
+	self->link = attach_root_cgroup(self->skel->progs.hold_cgroup);
 	ASSERT_NE(NULL, self->link);
 }
 

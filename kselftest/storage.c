@@ -228,31 +228,17 @@ TEST_F_TIMEOUT(storage, new_sockets_never_show_values_of_freed_ones, 300)
 
 TEST_F_TIMEOUT(storage, accepted_child_starts_without_the_listener_values, 300)
 {
-	struct sockaddr_in addr = {
-		.sin_family = AF_INET,
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-	};
-	socklen_t len = sizeof(addr);
 	struct val16 v = { 11, 12 }, out;
-	int lfd, cfd, afd;
+	struct sockaddr_in addr;
+	struct tcp_conn c;
 
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
-	ASSERT_LE(0, lfd);
-	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&addr, len));
-	ASSERT_EQ(0, getsockname(lfd, (struct sockaddr *)&addr, &len));
-	ASSERT_EQ(0, listen(lfd, 1));
-	ASSERT_EQ(0, helper_create(lfd, MAP_A, &v, sizeof(v)));
-	cfd = socket(AF_INET, SOCK_STREAM, 0);
-	ASSERT_LE(0, cfd);
-	ASSERT_EQ(0, connect(cfd, (struct sockaddr *)&addr, len));
-	afd = accept(lfd, NULL, NULL);
-	ASSERT_LE(0, afd);
-	ASSERT_EQ(-ENOENT, sys_lookup(self->map_a, afd, &out));
-	ASSERT_EQ(0, sys_lookup(self->map_a, lfd, &out));
+	ASSERT_EQ(0, tcp_listen(&c, &addr));
+	ASSERT_EQ(0, helper_create(c.lfd, MAP_A, &v, sizeof(v)));
+	ASSERT_EQ(0, tcp_accept(&c, &addr));
+	ASSERT_EQ(-ENOENT, sys_lookup(self->map_a, c.afd, &out));
+	ASSERT_EQ(0, sys_lookup(self->map_a, c.lfd, &out));
 	ASSERT_EQ(11, out.a);
-	close(afd);
-	close(cfd);
-	close(lfd);
+	tcp_close(&c);
 }
 
 TEST_F(storage, map_too_large_for_the_tail_behaves_the_same_on_the_dynamic_path)

@@ -325,16 +325,7 @@ static long memcg_stat(const char *key)
 /* Wait for @key to drop to @max, as memory.stat gets flushed. */
 static long settle_memcg(const char *key, long max)
 {
-	long now = 0;
-	int i;
-
-	for (i = 0; i < 60; i++) {
-		now = memcg_stat(key);
-		if (now <= max)
-			break;
-		usleep(500000);
-	}
-	return now;
+	return settle_within(memcg_stat, key, LONG_MIN, max, 60, 500000);
 }
 
 FIXTURE(stress) {
