@@ -6,7 +6,7 @@
  * into the code it interrupted; allowed elsewhere. The test points the
  * program at each function in turn.
  */
-#include <linux/bpf.h>
+#include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "sk_storage_test.h"

@@ -5,22 +5,13 @@
  * in the same context. Record the task and the kernel stack there, for
  * the socket that carries the test's mark.
  */
-#include <linux/bpf.h>
+#include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "sk_storage_test.h"
 #include "sk_storage_maps.bpf.h"
 
 char _license[] SEC("license") = "GPL";
-
-struct sock_common {
-	unsigned short skc_family;
-} __attribute__((preserve_access_index));
-
-struct sock {
-	struct sock_common __sk_common;
-	__u32 sk_mark;
-} __attribute__((preserve_access_index));
 
 #define MAX_FRAMES	64
 

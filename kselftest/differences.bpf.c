@@ -6,7 +6,7 @@
  * one replaced, and a pointer that aliases a recreated value from one to a
  * deleted element.
  */
-#include <linux/bpf.h>
+#include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "sk_storage_test.h"
 #include "sk_storage_maps.bpf.h"

@@ -13,7 +13,7 @@
  * create is tried on a dynamic map in sk_clone_security either, where the
  * refcount the helper tests is not set up yet.
  */
-#include <linux/bpf.h>
+#include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "sk_storage_test.h"
@@ -21,14 +21,6 @@
 #include "early.h"
 
 char _license[] SEC("license") = "GPL";
-
-struct sock_common {
-	unsigned short skc_num;
-} __attribute__((preserve_access_index));
-
-struct sock {
-	struct sock_common __sk_common;
-} __attribute__((preserve_access_index));
 
 SK_STORAGE_MAP(map, struct val8);
 

@@ -3,7 +3,9 @@
 #ifndef EARLY_H
 #define EARLY_H
 
+#ifndef __VMLINUX_H__	/* BPF programs have the types of vmlinux.h */
 #include <linux/types.h>
+#endif
 
 enum {
 	EARLY_ALLOC_SECURITY,

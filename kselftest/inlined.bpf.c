@@ -8,12 +8,13 @@
  * the call was made. A cgroup_skb program looks up a socket that
  * bpf_skc_lookup_tcp() finds, a timewait socket among them.
  */
-#include <linux/bpf.h>
+#include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_endian.h>
 #include "inlined.h"
 #include "sk_storage_maps.bpf.h"
+#include "sk_net.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -74,38 +75,20 @@ static __always_inline int report(struct bpf_sockopt *ctx, struct inlined_val *v
 
 #define MINE(ctx, prog)	((ctx)->level == SOL_INLINED_TEST && (ctx)->optname == (prog))
 
-SEC("cgroup/getsockopt")
-int get_flags_zero(struct bpf_sockopt *ctx)
-{
-	if (!MINE(ctx, PROG_ZERO))
-		return 1;
-	return report(ctx, bpf_sk_storage_get(&inl, ctx->sk, 0, 0));
+/* Program @name: on optname @prog, one get from @map with @flags. */
+#define GET_PROG(name, prog, map, flags)				\
+SEC("cgroup/getsockopt")						\
+int name(struct bpf_sockopt *ctx)					\
+{									\
+	if (!MINE(ctx, prog))						\
+		return 1;						\
+	return report(ctx, bpf_sk_storage_get(map, ctx->sk, 0, flags));	\
 }
 
-SEC("cgroup/getsockopt")
-int get_flags_create(struct bpf_sockopt *ctx)
-{
-	if (!MINE(ctx, PROG_CREATE))
-		return 1;
-	return report(ctx, bpf_sk_storage_get(&inl, ctx->sk, 0,
-					      BPF_SK_STORAGE_GET_F_CREATE));
-}
-
-SEC("cgroup/getsockopt")
-int get_flags_unknown(struct bpf_sockopt *ctx)
-{
-	if (!MINE(ctx, PROG_UNKNOWN))
-		return 1;
-	return report(ctx, bpf_sk_storage_get(&inl, ctx->sk, 0, flags_in));
-}
-
-SEC("cgroup/getsockopt")
-int get_dynamic(struct bpf_sockopt *ctx)
-{
-	if (!MINE(ctx, PROG_DYNAMIC))
-		return 1;
-	return report(ctx, bpf_sk_storage_get(&dyn, ctx->sk, 0, 0));
-}
+GET_PROG(get_flags_zero, PROG_ZERO, &inl, 0)
+GET_PROG(get_flags_create, PROG_CREATE, &inl, BPF_SK_STORAGE_GET_F_CREATE)
+GET_PROG(get_flags_unknown, PROG_UNKNOWN, &inl, flags_in)
+GET_PROG(get_dynamic, PROG_DYNAMIC, &dyn, 0)
 
 SEC("cgroup/getsockopt")
 int get_inner(struct bpf_sockopt *ctx)
@@ -165,11 +148,6 @@ int get_sock_common(struct __sk_buff *skb)
 	return 1;
 }
 
-struct sock;
-struct socket {
-	struct sock *sk;
-} __attribute__((preserve_access_index));
-
 /* Runs before the cgroup hook, whose programs leave this optname alone. */
 SEC("fentry/security_socket_getsockopt")
 int BPF_PROG(get_tracing, struct socket *sock, int level, int optname)
@@ -184,13 +162,6 @@ int BPF_PROG(get_tracing, struct socket *sock, int level, int optname)
 		seen = v->a;
 	return 0;
 }
-
-struct bpf_iter_meta;
-struct sock_common;
-struct bpf_iter__tcp {
-	struct bpf_iter_meta *meta;
-	struct sock_common *sk_common;
-} __attribute__((preserve_access_index));
 
 /* Iterators run in read(): no hardirq/NMI check. Loaded, never read. */
 SEC("iter/tcp")

@@ -3,7 +3,9 @@
 #ifndef INLINED_H
 #define INLINED_H
 
+#ifndef __VMLINUX_H__	/* BPF programs have the types of vmlinux.h */
 #include <linux/types.h>
+#endif
 
 #define SOL_INLINED_TEST	0x5e5f
 

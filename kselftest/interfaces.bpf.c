@@ -8,11 +8,10 @@
  * iter/bpf_sk_storage_map programs that count the values they visit or
  * print them.
  */
-#include <linux/bpf.h>
+#include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "sk_storage_test.h"
 #include "sk_storage_maps.bpf.h"
-#include "sk_storage_iter.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -31,9 +30,7 @@ SK_STORAGE_MAP_FLAGS(map_clone, struct val16, BPF_F_CLONE);
 SK_STORAGE_MAP(map_lock, struct val_lock);
 
 /* Values visited (with a socket), their first words summed, and ends. */
-__u64 visits;
-__u64 sum;
-__u64 ends;
+__u64 visits, sum, ends;
 
 SEC("iter/bpf_sk_storage_map")
 int visit_values(struct bpf_iter__bpf_sk_storage_map *ctx)

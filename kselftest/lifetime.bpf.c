@@ -16,12 +16,13 @@
  *   of the reply has that size), after the value was found and before it
  *   is copied.
  */
-#include <linux/bpf.h>
+#include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_endian.h>
 #include "sk_storage_test.h"
 #include "sk_storage_maps.bpf.h"
+#include "sk_net.bpf.h"
 #include "lifetime.h"
 
 char _license[] SEC("license") = "GPL";

@@ -3,7 +3,9 @@
 #ifndef LIFETIME_H
 #define LIFETIME_H
 
+#ifndef __VMLINUX_H__	/* BPF programs have the types of vmlinux.h */
 #include <linux/types.h>
+#endif
 
 /* A window a program holds open for one thread (see lifetime.bpf.c). */
 struct window {

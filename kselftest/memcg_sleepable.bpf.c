@@ -6,7 +6,7 @@
  * and GFP_ATOMIC in the second; "created" says whether the last call
  * returned a value.
  */
-#include <linux/bpf.h>
+#include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "sk_storage_test.h"
@@ -15,12 +15,6 @@
 char _license[] SEC("license") = "GPL";
 
 SK_STORAGE_MAP(owner_map, struct val16);
-
-struct sock;
-
-struct socket {
-	struct sock *sk;
-} __attribute__((preserve_access_index));
 
 int created = -1;
 

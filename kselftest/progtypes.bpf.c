@@ -5,13 +5,13 @@
  * helper) count the packets a socket sends; cgroup/sock_create marks new
  * sockets; sock_ops counts TCP connections established.
  */
-#include <linux/bpf.h>
-#include <linux/pkt_cls.h>
+#include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_endian.h>
 #include "sk_storage_test.h"
 #include "sk_storage_maps.bpf.h"
+#include "sk_net.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -64,14 +64,6 @@ int count_tc_egress(struct __sk_buff *skb)
 		count(&count_tc, sk);
 	return TC_ACT_OK;
 }
-
-struct sock_common {
-	unsigned short skc_num;
-} __attribute__((preserve_access_index));
-
-struct sock {
-	struct sock_common __sk_common;
-} __attribute__((preserve_access_index));
 
 SEC("fentry/udp_sendmsg")
 int BPF_PROG(count_udp_sendmsg, struct sock *sk)

@@ -5,9 +5,8 @@
  * value's offset from the socket, which is the slot's place in the tail
  * for an inline value and unrelated for an element of the dynamic storage.
  */
-#include <linux/bpf.h>
+#include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include "sk_storage_iter.bpf.h"
 
 char _license[] SEC("license") = "GPL";
 

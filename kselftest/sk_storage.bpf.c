@@ -5,8 +5,7 @@
  * the helpers on the socket, getsockopt() with the same level reads the
  * value the helper returns. Errors come back as the syscall's errno.
  */
-#include <linux/bpf.h>
-#include <stdbool.h>
+#include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "sk_storage_test.h"
 #include "sk_storage_maps.bpf.h"

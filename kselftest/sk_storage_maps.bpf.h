@@ -3,9 +3,7 @@
 #ifndef SK_STORAGE_MAPS_BPF_H
 #define SK_STORAGE_MAPS_BPF_H
 
-#ifndef __VMLINUX_H__	/* the tools' programs use vmlinux.h */
-#include <linux/bpf.h>
-#endif
+#include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
 /*

@@ -3,7 +3,12 @@
 #ifndef SK_STORAGE_TEST_H
 #define SK_STORAGE_TEST_H
 
+#ifndef __VMLINUX_H__	/* BPF programs have the types of vmlinux.h */
 #include <linux/types.h>
+#else
+/* vmlinux.h has an OP_CREATE of its own, NFS's: BPF programs rename ours. */
+#define OP_CREATE		SK_STORAGE_OP_CREATE
+#endif
 
 #ifndef ENOENT
 #define ENOENT			2

@@ -8,19 +8,12 @@
  * Clang 14 drops the kptr type tag from BTF: the test creates map_kptr
  * itself, from BTF that has the tag, and the skeleton reuses that map.
  */
-#include <linux/bpf.h>
+#include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "sk_storage_maps.bpf.h"
 
 char _license[] SEC("license") = "GPL";
-
-#define __kptr __attribute__((btf_type_tag("kptr")))
-
-/* Opaque here: a kptr is matched to the kernel's type by name. */
-struct cgroup {
-	int opaque;
-};
 
 struct val_kptr {
 	__u64 stores;
