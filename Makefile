@@ -25,7 +25,7 @@ KMAKE		:= $(MAKE) -C $(TREE) O=$(abspath $(OBJ)) ARCH=x86_64 -j$(JOBS)
 # feature off, a valid tail, an unaligned tail, the largest tail with every
 # new slab object zeroed (init_on_alloc=1), a tail for TCP and UDP only
 # (and a name no protocol has), and invalid values.
-CHECK_BOOTS	?= off:: \
+CHECK_BOOTS	?= off: \
 		   tail128:sysctl.net.core.bpf_sk_inline_bytes=128 \
 		   unaligned100:bpf_sk_inline_bytes=100 \
 		   'tail1024:bpf_sk_inline_bytes=1024 init_on_alloc=1' \
@@ -196,7 +196,7 @@ DEBUG_KMAKE	:= $(MAKE) -C $(TREE) O=$(abspath $(DEBUG_OBJ)) ARCH=x86_64 -j$(JOBS
 # half speed, so the churn of the stress test runs twice as long there
 # (an unknown NAME=value on the kernel command line reaches init's
 # environment).
-DEBUG_BOOTS	?= off:: \
+DEBUG_BOOTS	?= off: \
 		   'tail128:bpf_sk_inline_bytes=128 init_on_alloc=1' \
 		   'unaligned100@4:bpf_sk_inline_bytes=100 SK_STRESS_SECONDS=16'
 
@@ -476,7 +476,7 @@ bench-misses: kernel $(BENCH)/initramfs.cpio $(CACHESIM_SO)
 BPFST		:= $(BUILD)/bpf-selftests
 BPFST_SRC	:= $(TREE)/tools/testing/selftests/bpf
 BPFST_LLVM	?= CLANG=clang-19 LLC=llc-19 LLVM_STRIP=llvm-strip-19
-BPFST_BOOTS	?= off:: tail128:sysctl.net.core.bpf_sk_inline_bytes=128
+BPFST_BOOTS	?= off: tail128:sysctl.net.core.bpf_sk_inline_bytes=128
 BPFST_DENY	:= test/bpf-selftests.deny
 BPFST_ROOT	:= $(BPFST)/initramfs.cpio
 BPFST_RESULT	:= $(BUILD)/logs/bpf-selftests.result
