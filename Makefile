@@ -115,7 +115,8 @@ $(UAPI_HDRS): $(TREE)/include/uapi/linux/bpf.h | $(OBJ)/.config
 	$(KMAKE) -s headers
 	@touch $@
 
-selftests: tree $(UAPI_HDRS)
+# After the kernel: the BPF programs take its types from its BTF (vmlinux.h).
+selftests: kernel $(UAPI_HDRS)
 	@vm/check-config $(OBJ)/.config kselftest/config
 	@mkdir -p $(KSFT_SRC)
 	@rsync -a --delete kselftest/ $(KSFT_SRC)/
@@ -128,7 +129,8 @@ selftests: tree $(UAPI_HDRS)
 GUEST_TOOLS	:= $(BUILD)/tools/sk-map-hold $(BUILD)/tools/sk-memcg-compare \
 		   $(BUILD)/tools/bpf-jited
 
-$(BUILD)/tools/%: tools/%.c kselftest/sk_memcg.h kselftest/sk_inline_util.h | selftests
+$(BUILD)/tools/%: tools/%.c tools/tool_util.h kselftest/sk_memcg.h kselftest/sk_inline_util.h \
+		| selftests
 	@mkdir -p $(BUILD)/tools
 	$(CC) -O2 -Wall -isystem $(OBJ)/usr/include -o $@ $< -static -lbpf -lelf -lz
 
