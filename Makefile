@@ -100,7 +100,7 @@ $(OBJ)/.config: vm/kernel.config | tree
 	$(call kernel_config,$(TREE),$(OBJ),vm/kernel.config)
 
 # "modules" writes Module.symvers, which bpf_testmod.ko links against
-# (vm/kernel.config builds no module of its own beyond a thermal driver).
+# (vm/kernel.config builds only a thermal driver and qrtr.ko as modules).
 kernel: tree $(OBJ)/.config
 	$(KMAKE) bzImage modules
 	@cp $(OBJ)/arch/x86/boot/bzImage $(BUILD)/bzImage
@@ -173,10 +173,12 @@ $(WORKLOAD_TOOL): tools/sk-workload.c tools/sk-workload-churn.c tools/sk-workloa
 	$(CC) -O2 -Wall -isystem $(OBJ)/usr/include -I$(BUILD)/tools -o $@ $(filter %.c,$^) \
 		-static -lbpf -lelf -lz -lpthread
 
-# Debian's bpftool goes in too: the tests run it on inline maps.
+# Debian's bpftool goes in too: the tests run it on inline maps. So does
+# qrtr.ko when the kernel config builds it, for kselftest/unload.c.
 rootfs: selftests $(GUEST_TOOLS) $(WORKLOAD_TOOL)
 	@vm/mkroot --kselftest $(KSFT_INSTALL) --tools tools --tools $(BUILD)/tools \
-		--bin /usr/sbin/bpftool --out $(ROOTFS)
+		--bin /usr/sbin/bpftool --out $(ROOTFS) \
+		$(if $(wildcard $(OBJ)/net/qrtr/qrtr.ko),--file $(OBJ)/net/qrtr/qrtr.ko:/lib/modules/qrtr.ko)
 
 # The cache simulator's self-test first, then the tree's BPF selftests
 # for sk storage (test/bpf-selftests); their results join the total.

@@ -5,13 +5,14 @@
  * fexit on security_sk_alloc(). Each looks a value up, then tries to
  * create one, and counts what it got.
  *
- * A dynamic map is looked up only in sk_clone_security: on the clone path
- * sk_prot_alloc() hands security_sk_alloc() an object whose sk_bpf_storage
- * is still the previous occupant's unless init_on_alloc=1 cleared it, and
- * the dynamic lookup follows it. That is the kernel's behaviour without
- * inline storage too; the inline lookup reads nothing of the kind. No
- * create is tried on a dynamic map in sk_clone_security either, where the
- * refcount the helper tests is not set up yet.
+ * The map is inline or dynamic (early.c's variants) and both are tried
+ * at every hook: on the clone path sk_prot_alloc() hands
+ * security_sk_alloc() an object that nothing cleared (the previous
+ * occupant's sk_bpf_storage and refcount are still there unless
+ * init_on_alloc=1), and at sk_clone_security sock_copy() has just copied
+ * the listener's sk_bpf_storage into the child. Neither may show through:
+ * a socket not set up has no value and gets none, whichever path its map
+ * is on.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -35,7 +36,6 @@ struct {
 	__type(value, __u8);
 } objects SEC(".maps");
 int listen_port;	/* host order, as skc_num */
-int map_is_inline;
 struct early_counts counts[EARLY_NR_HOOKS];
 
 static void look(struct sock *sk, int hook)
@@ -54,16 +54,12 @@ static void look(struct sock *sk, int hook)
 		__sync_fetch_and_add(&reused, 1);
 
 	__sync_fetch_and_add(&c->calls, 1);
-	if (!map_is_inline && hook != EARLY_CLONE_SECURITY)
-		return;
-	__sync_fetch_and_add(&c->looked, 1);
 	v = bpf_sk_storage_get(&map, sk, 0, 0);
 	if (v) {
 		__sync_fetch_and_add(&c->found, 1);
 		c->last_found = v->a;
 	}
-	if (map_is_inline &&
-	    bpf_sk_storage_get(&map, sk, 0, BPF_SK_STORAGE_GET_F_CREATE))
+	if (bpf_sk_storage_get(&map, sk, 0, BPF_SK_STORAGE_GET_F_CREATE))
 		__sync_fetch_and_add(&c->created, 1);
 }
 

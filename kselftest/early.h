@@ -16,11 +16,10 @@ enum {
 };
 
 struct early_counts {
-	__u64 calls;
-	__u64 looked;	/* lookups tried: see early.bpf.c for a dynamic map */
+	__u64 calls;	/* each call looks a value up, then tries to create one */
 	__u64 found;
 	__u64 created;
-	__u64 last_found;
+	__u64 last_found;	/* the value the last lookup that found one found */
 };
 
 #endif

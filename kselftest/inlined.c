@@ -290,51 +290,35 @@ static bool inlined_call(struct __test_metadata *_metadata,
 }
 
 /*
- * One way to the call: the jump for a tail offset of 0; the hit path
- * jumps over it.
+ * Whatever the verifier knows of the flags (0, F_CREATE or unknown), they
+ * are tested as the helper tests them, so that it need not mark them
+ * precise: "if r4 > F_CREATE goto null" first, and on a miss "if r4 == 0
+ * goto null", which falls into the call. One jump to the call: for a tail
+ * offset of 0; the hit path jumps over it.
  */
-TEST_F(inlined, flags_zero_calls_only_for_a_socket_without_a_tail)
+TEST_F(inlined, flags_are_tested_as_the_helper_does)
 {
+	struct bpf_program *progs[] = {
+		self->skel->progs.get_flags_zero,
+		self->skel->progs.get_flags_create,
+		self->skel->progs.get_flags_unknown,
+	};
+	int block, i, p, flag_tests;
 	struct xlated x;
-	int block;
 
-	if (!inlined_call(_metadata, self, self->skel->progs.get_flags_zero, &x, 1, &block))
-		return;
-	/* A miss is NULL: "r0 = 0", not the call. */
-	EXPECT_EQ((BPF_ALU64 | BPF_MOV | BPF_K), x.insn[target(&x, tag_compare(&x))].code);
-	EXPECT_EQ(0, x.insn[target(&x, tag_compare(&x))].imm);
-	EXPECT_EQ((BPF_JMP | BPF_JA), x.insn[block - 1].code);
-}
-
-/* Two ways to the call: the jump for no tail and the tag compare's miss. */
-TEST_F(inlined, flags_create_calls_on_a_miss_only)
-{
-	struct xlated x;
-	int block;
-
-	if (!inlined_call(_metadata, self, self->skel->progs.get_flags_create, &x, 2, &block))
-		return;
-	EXPECT_EQ(block, target(&x, tag_compare(&x)));
-	EXPECT_EQ((BPF_JMP | BPF_JA), x.insn[block - 1].code);
-}
-
-/* The miss tests the flags, then falls into the call. */
-TEST_F(inlined, unknown_flags_are_tested_as_the_helper_does)
-{
-	struct xlated x;
-	int block, i, flag_tests = 0;
-
-	if (!inlined_call(_metadata, self, self->skel->progs.get_flags_unknown, &x, 1, &block))
-		return;
-	/* "if r4 > F_CREATE goto null" and "if r4 == 0 goto null" */
-	for (i = 0; i < x.cnt; i++)
-		if (is_jump(&x.insn[i]) && BPF_SRC(x.insn[i].code) == BPF_K &&
-		    x.insn[i].dst_reg == BPF_REG_4)
-			flag_tests++;
-	EXPECT_EQ(2, flag_tests);
-	EXPECT_EQ(block - 1, target(&x, tag_compare(&x)));
-	EXPECT_EQ((BPF_JMP | BPF_JEQ | BPF_K), x.insn[block - 1].code);
-	EXPECT_EQ(BPF_REG_4, (int)x.insn[block - 1].dst_reg);
+	for (p = 0; p < ARRAY_SIZE(progs); p++) {
+		if (!inlined_call(_metadata, self, progs[p], &x, 1, &block))
+			return;
+		flag_tests = 0;
+		for (i = 0; i < x.cnt; i++)
+			if (is_jump(&x.insn[i]) && BPF_SRC(x.insn[i].code) == BPF_K &&
+			    x.insn[i].dst_reg == BPF_REG_4)
+				flag_tests++;
+		EXPECT_EQ(2, flag_tests);
+		EXPECT_EQ(block - 1, target(&x, tag_compare(&x)));
+		EXPECT_EQ((BPF_JMP | BPF_JEQ | BPF_K), x.insn[block - 1].code);
+		EXPECT_EQ(BPF_REG_4, (int)x.insn[block - 1].dst_reg);
+	}
 }
 
 /* The tracing variant first bails out in hardirq and NMI context. */
