@@ -174,11 +174,11 @@ $(WORKLOAD_TOOL): tools/sk-workload.c tools/sk-workload-churn.c tools/sk-workloa
 		-static -lbpf -lelf -lz -lpthread
 
 # Debian's bpftool goes in too: the tests run it on inline maps. So does
-# qrtr.ko when the kernel config builds it, for kselftest/unload.c.
+# qrtr.ko, the module kselftest/unload.c loads and unloads.
 rootfs: selftests $(GUEST_TOOLS) $(WORKLOAD_TOOL)
 	@vm/mkroot --kselftest $(KSFT_INSTALL) --tools tools --tools $(BUILD)/tools \
 		--bin /usr/sbin/bpftool --out $(ROOTFS) \
-		$(if $(wildcard $(OBJ)/net/qrtr/qrtr.ko),--file $(OBJ)/net/qrtr/qrtr.ko:/lib/modules/qrtr.ko)
+		--file $(OBJ)/net/qrtr/qrtr.ko:/lib/modules/qrtr.ko
 
 # The cache simulator's self-test first, then the tree's BPF selftests
 # for sk storage (test/bpf-selftests); their results join the total.
@@ -208,7 +208,7 @@ $(DEBUG_OBJ)/.config: vm/kernel.config vm/kernel-debug.config | tree
 	$(call kernel_config,$(TREE),$(DEBUG_OBJ),vm/kernel.config vm/kernel-debug.config)
 
 kernel-debug: tree $(DEBUG_OBJ)/.config
-	$(DEBUG_KMAKE) bzImage
+	$(DEBUG_KMAKE) bzImage modules
 	@cp $(DEBUG_OBJ)/arch/x86/boot/bzImage $(BUILD)/bzImage-debug
 	@echo "kernel-debug: $(BUILD)/bzImage-debug"
 
@@ -229,8 +229,12 @@ kernel-pristine: $(PRISTINE_OBJ)/.config
 	@cp $(PRISTINE_OBJ)/arch/x86/boot/bzImage $(BUILD)/bzImage-pristine
 	@echo "kernel-pristine: $(BUILD)/bzImage-pristine"
 
+# The same guest, with the debug kernel's qrtr.ko over the other one.
 check-debug: kernel-debug rootfs
-	@test/check-boots --kernel $(BUILD)/bzImage-debug --initramfs $(ROOTFS) \
+	@vm/mkroot --file $(DEBUG_OBJ)/net/qrtr/qrtr.ko:/lib/modules/qrtr.ko \
+		--out $(BUILD)/initramfs-debug-modules.cpio
+	@cat $(ROOTFS) $(BUILD)/initramfs-debug-modules.cpio > $(BUILD)/initramfs-debug.cpio
+	@test/check-boots --kernel $(BUILD)/bzImage-debug --initramfs $(BUILD)/initramfs-debug.cpio \
 		--timeout 2400 --logs $(BUILD)/logs-debug $(DEBUG_BOOTS)
 
 demo: kernel rootfs

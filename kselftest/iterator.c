@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The iter/bpf_sk_storage_map iterator while sockets come and go: each
- * read() returns one value, so a walk is resumed hundreds of times, and
- * between reads a thread on the other CPU creates sockets, gives them a
- * value of another map of the same path and closes older ones. On the inline
- * path those sockets enter and leave the registry the walk goes through.
- * Every value of the walked map is shown exactly once in every pass.
+ * read() returns one value, or one byte of it, so a walk is resumed
+ * hundreds of times, and between reads a thread on the other CPU creates
+ * sockets, gives them a value of another map of the same path (or of the
+ * walked map itself) and closes older ones. On the inline path those
+ * sockets enter and leave the registry the walk goes through. Every value
+ * of a socket open throughout is shown exactly once in every pass. A walk
+ * stopped between two read()s holds no socket: one closed meanwhile is
+ * freed while the iterator stays open.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -15,6 +18,7 @@
 #include "../kselftest_harness.h"
 #include "sk_storage_util.h"
 #include "interfaces.skel.h"
+#include "iterator.skel.h"
 
 #define STABLE		200
 #define PASSES		3
@@ -23,9 +27,12 @@
 
 /* Sockets of the churn alive at a time: new ones enter, the oldest leave. */
 #define CHURN_LIVE	64
+/* The churn's value, told from the stable sockets' (i, ~i) in a walk. */
+#define CHURN_A		(~0ULL)
+#define CHURN_B		0ULL
 
 struct churn {
-	int map;
+	int map, walked;
 	atomic_bool stop;
 	atomic_long rounds;
 	atomic_int errors;
@@ -34,7 +41,7 @@ struct churn {
 static void *churn_sockets(void *arg)
 {
 	struct churn *c = arg;
-	struct val16 v = { 1, 2 };
+	struct val16 v = { CHURN_A, CHURN_B };
 	int live[CHURN_LIVE], k;
 
 	for (k = 0; k < CHURN_LIVE; k++)
@@ -114,25 +121,43 @@ FIXTURE_TEARDOWN(iterator)
 	interfaces__destroy(self->skel);
 }
 
+/* Kernel reports in the log so far (the main vm/splat-patterns). */
+static int kernel_reports(void)
+{
+	return count_log_lines("WARNING:", NULL) + count_log_lines("BUG:", NULL) +
+	       count_log_lines("refcount_t:", NULL);
+}
+
 /*
- * One pass of the printing iterator, a line per read() and churn between
- * reads; count what it shows in @seen. Return the number of lines, or -1
- * on a bad line.
+ * One pass of the printing iterator, @chunk bytes per read() and churn
+ * between values; count what it shows of the stable sockets in @seen.
+ * Return the number of their lines, or -1 on a bad line.
  */
-static int walk_once(int link_fd, int *seen, struct churn *c)
+static int walk_once(int link_fd, int *seen, struct churn *c, size_t chunk)
 {
 	char line[LINE_BYTES + 1];
 	unsigned long long a, b;
 	int fd, lines = 0;
+	size_t have = 0;
 	ssize_t n;
 
 	fd = bpf_iter_create(link_fd);
 	if (fd < 0)
 		return -1;
-	while ((n = read(fd, line, LINE_BYTES)) > 0) {
-		line[n] = '\0';
-		if (n != LINE_BYTES || sscanf(line, "%llu %llu", &a, &b) != 2 ||
-		    a >= STABLE || b != ~0ULL - a) {
+	/* @chunk divides LINE_BYTES: no read goes past the end of a line. */
+	while ((n = read(fd, line + have, chunk - have % chunk)) > 0) {
+		have += n;
+		if (have < LINE_BYTES)
+			continue;
+		line[have] = '\0';
+		have = 0;
+		if (sscanf(line, "%llu %llu", &a, &b) != 2) {
+			lines = -1;
+			break;
+		}
+		if (a == CHURN_A && b == CHURN_B && c->map == c->walked)
+			continue;
+		if (a >= STABLE || b != ~0ULL - a) {
 			lines = -1;
 			break;
 		}
@@ -141,15 +166,22 @@ static int walk_once(int link_fd, int *seen, struct churn *c)
 		wait_churn(c);
 	}
 	close(fd);
-	return n < 0 ? -1 : lines;
+	return n < 0 || have ? -1 : lines;
 }
 
-TEST_F_TIMEOUT(iterator, every_value_once_per_pass_while_sockets_churn, 300)
+/*
+ * PASSES walks of @chunk bytes per read() while sockets churn with values
+ * of @churn_map.
+ */
+static void walk_while_churning(struct __test_metadata *_metadata,
+				FIXTURE_DATA(iterator) *self, size_t chunk,
+				int churn_map)
 {
 	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
 	union bpf_iter_link_info linfo = {};
-	struct churn c = { .map = self->other };
+	struct churn c = { .map = churn_map, .walked = self->map };
 	int seen[STABLE], pass, i, lines;
+	int reports = kernel_reports();
 	struct bpf_link *link;
 	long rounds;
 	pthread_t th;
@@ -163,7 +195,7 @@ TEST_F_TIMEOUT(iterator, every_value_once_per_pass_while_sockets_churn, 300)
 	ASSERT_EQ(0, start_on_cpu1(&th, churn_sockets, &c));
 	for (pass = 0; pass < PASSES; pass++) {
 		memset(seen, 0, sizeof(seen));
-		lines = walk_once(bpf_link__fd(link), seen, &c);
+		lines = walk_once(bpf_link__fd(link), seen, &c, chunk);
 		EXPECT_EQ(STABLE, lines);
 		for (i = 0; i < STABLE; i++) {
 			if (seen[i] != 1)
@@ -181,6 +213,101 @@ TEST_F_TIMEOUT(iterator, every_value_once_per_pass_while_sockets_churn, 300)
 	EXPECT_EQ(0, atomic_load(&c.errors));
 	/* Without churn between the reads the test shows nothing. */
 	EXPECT_LE(PASSES * STABLE, rounds);
+	EXPECT_EQ(reports, kernel_reports());
+}
+
+TEST_F_TIMEOUT(iterator, every_value_once_per_pass_while_sockets_churn, 300)
+{
+	walk_while_churning(_metadata, self, LINE_BYTES, self->other);
+}
+
+/*
+ * A byte per read(): the walk stops at every value, and its next read()
+ * goes on from there, with hundreds of sockets replaced in between. On
+ * the inline path they hold values of the walked map, so the walk often
+ * stops at a socket that is freed before it goes on. A dynamic map's walk
+ * resumes a bucket by position, as upstream, where new values ahead of it
+ * would be shown twice: its churn stays in the other map.
+ */
+TEST_F_TIMEOUT(iterator, every_value_once_per_pass_reading_a_byte_at_a_time, 300)
+{
+	unsigned int off, size;
+	bool inline_walk = map_slot(self->map, &off, &size) == 1;
+
+	walk_while_churning(_metadata, self, 1,
+			    inline_walk ? self->map : self->other);
+}
+
+/* Wait (at most ~5 s) until @fentry saw every socket of @cookies freed. */
+static int wait_freed(struct iterator *fentry, const __u64 *cookies, int n)
+{
+	int map = bpf_map__fd(fentry->maps.freed), i, missing = n, tries;
+	__u8 one;
+
+	for (tries = 0; tries < 500 && missing; tries++) {
+		if (tries)
+			usleep(10000);
+		for (i = 0, missing = 0; i < n; i++)
+			missing += !!bpf_map_lookup_elem(map, &cookies[i], &one);
+	}
+	return missing;
+}
+
+/*
+ * Read the walk a byte at a time until it stops in the middle, close
+ * every socket that holds a value and wait a grace period: each socket's
+ * memory is released (security_sk_free(), from sk_prot_free()) while the
+ * iterator is still open, and the rest of the walk shows none of them.
+ */
+TEST_F_TIMEOUT(iterator, a_stopped_walk_keeps_no_closed_socket, 120)
+{
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
+	union bpf_iter_link_info linfo = {};
+	int reports = kernel_reports();
+	size_t consumed = 0, rest = 0;
+	struct iterator *fentry;
+	__u64 cookies[STABLE];
+	struct bpf_link *link;
+	int fd, i, missing;
+	char byte;
+	ssize_t n;
+
+	fentry = iterator__open_and_load();
+	ASSERT_NE(NULL, fentry);
+	ASSERT_EQ(0, iterator__attach(fentry));
+	for (i = 0; i < STABLE; i++) {
+		cookies[i] = sk_cookie(self->fds[i]);
+		ASSERT_NE(0, cookies[i]);
+	}
+	linfo.map.map_fd = self->map;
+	opts.link_info = &linfo;
+	opts.link_info_len = sizeof(linfo);
+	link = bpf_program__attach_iter(self->skel->progs.print_values, &opts);
+	ASSERT_NE(NULL, link);
+	fd = bpf_iter_create(bpf_link__fd(link));
+	ASSERT_LE(0, fd);
+	/* Two values and a half read: three shown, the walk stopped at a fourth. */
+	while (consumed < 2 * LINE_BYTES + LINE_BYTES / 2) {
+		ASSERT_EQ(1, read(fd, &byte, 1));
+		consumed++;
+	}
+	for (i = 0; i < STABLE; i++) {
+		close(self->fds[i]);
+		self->fds[i] = -1;
+	}
+	missing = wait_freed(fentry, cookies, STABLE);
+	EXPECT_EQ(0, missing)
+		TH_LOG("%d of %d closed sockets not freed while the iterator is open",
+		       missing, STABLE);
+	/* Only the value being read when the sockets closed is left. */
+	while ((n = read(fd, &byte, 1)) == 1)
+		rest++;
+	EXPECT_EQ(0, n);
+	EXPECT_EQ(LINE_BYTES - consumed % LINE_BYTES, rest);
+	close(fd);
+	bpf_link__destroy(link);
+	iterator__destroy(fentry);
+	EXPECT_EQ(reports, kernel_reports());
 }
 
 TEST_HARNESS_MAIN
