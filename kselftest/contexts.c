@@ -7,7 +7,7 @@
  * would run inside the operation it interrupted, on the same socket, slot
  * or lock. Elsewhere they may. The functions are taken from the running
  * kernel's symbols, so each refusal is tested against a target that
- * exists (__bpf_sk_inline_unlink() among them), and must be the verifier's
+ * exists (__bpf_sk_inline_destruct() among them), and must be the verifier's
  * refusal of the helper, not any failure.
  */
 #include "../kselftest_harness.h"
@@ -88,7 +88,7 @@ TEST_F_TIMEOUT(contexts, helper_refused_in_programs_on_every_inline_storage_func
 {
 	static char names[MAX_FUNCS][128];
 	struct btf *vmlinux = btf__load_vmlinux_btf();
-	bool unlink_seen = false;
+	bool destruct_seen = false;
 	int n, i, tested = 0;
 
 	ASSERT_NE(NULL, vmlinux);
@@ -102,11 +102,11 @@ TEST_F_TIMEOUT(contexts, helper_refused_in_programs_on_every_inline_storage_func
 		}
 		EXPECT_EQ(-EINVAL, load_on(names[i])) TH_LOG("%s", names[i]);
 		EXPECT_NE(NULL, strstr(log_buf, REFUSAL)) TH_LOG("%s: %s", names[i], log_buf);
-		unlink_seen |= !strcmp(names[i], "__bpf_sk_inline_unlink");
+		destruct_seen |= !strcmp(names[i], "__bpf_sk_inline_destruct");
 		tested++;
 	}
 	TH_LOG("%d functions tested", tested);
-	EXPECT_TRUE(unlink_seen);
+	EXPECT_TRUE(destruct_seen);
 	btf__free(vmlinux);
 }
 

@@ -224,7 +224,7 @@ static double map_iter_pass(struct sk_bench *skel, struct bpf_link *link, __u64 
 
 /* The registry's functions, timed from entry to exit beside the values. */
 static const char *const timed_fn[SK_BENCH_TIMED] = {
-	"bpf_sk_inline_link", "__bpf_sk_inline_unlink", "bpf_sk_inline_iter_next",
+	"bpf_sk_inline_link", "__bpf_sk_inline_destruct", "bpf_sk_inline_iter_find",
 };
 
 static bool kernel_has(const char *fn)
