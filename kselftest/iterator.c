@@ -33,6 +33,7 @@
 
 struct churn {
 	int map, walked;
+	int link;		/* a second walker's, or -1 */
 	atomic_bool stop;
 	atomic_long rounds;
 	atomic_int errors;
@@ -57,6 +58,30 @@ static void *churn_sockets(void *arg)
 	for (k = 0; k < CHURN_LIVE; k++)
 		if (live[k] >= 0)
 			close(live[k]);
+	return NULL;
+}
+
+/*
+ * Another walk of the same map, a byte per read(), over and over: its
+ * place between reads sits among the first walk's and the churn's
+ * sockets, which come and go around it.
+ */
+static void *walk_beside(void *arg)
+{
+	struct churn *c = arg;
+	char byte;
+	int fd;
+
+	while (!atomic_load(&c->stop)) {
+		fd = bpf_iter_create(c->link);
+		if (fd < 0) {
+			atomic_fetch_add(&c->errors, 1);
+			break;
+		}
+		while (!atomic_load(&c->stop) && read(fd, &byte, 1) == 1)
+			;
+		close(fd);
+	}
 	return NULL;
 }
 
@@ -175,16 +200,16 @@ static int walk_once(int link_fd, int *seen, struct churn *c, size_t chunk)
  */
 static void walk_while_churning(struct __test_metadata *_metadata,
 				FIXTURE_DATA(iterator) *self, size_t chunk,
-				int churn_map)
+				int churn_map, bool beside)
 {
 	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
 	union bpf_iter_link_info linfo = {};
-	struct churn c = { .map = churn_map, .walked = self->map };
+	struct churn c = { .map = churn_map, .walked = self->map, .link = -1 };
 	int seen[STABLE], pass, i, lines;
 	int reports = kernel_reports();
 	struct bpf_link *link;
+	pthread_t th, th2;
 	long rounds;
-	pthread_t th;
 
 	linfo.map.map_fd = self->map;
 	opts.link_info = &linfo;
@@ -193,6 +218,10 @@ static void walk_while_churning(struct __test_metadata *_metadata,
 	ASSERT_NE(NULL, link);
 	/* The churn runs on CPU 1, the walk wherever the test runs. */
 	ASSERT_EQ(0, start_on_cpu1(&th, churn_sockets, &c));
+	if (beside) {
+		c.link = bpf_link__fd(link);
+		ASSERT_EQ(0, pthread_create(&th2, NULL, walk_beside, &c));
+	}
 	for (pass = 0; pass < PASSES; pass++) {
 		memset(seen, 0, sizeof(seen));
 		lines = walk_once(bpf_link__fd(link), seen, &c, chunk);
@@ -206,6 +235,8 @@ static void walk_while_churning(struct __test_metadata *_metadata,
 	}
 	atomic_store(&c.stop, true);
 	pthread_join(th, NULL);
+	if (beside)
+		pthread_join(th2, NULL);
 	bpf_link__destroy(link);
 	rounds = atomic_load(&c.rounds);
 	TH_LOG("%ld sockets created and closed during %d passes", rounds,
@@ -218,7 +249,7 @@ static void walk_while_churning(struct __test_metadata *_metadata,
 
 TEST_F_TIMEOUT(iterator, every_value_once_per_pass_while_sockets_churn, 300)
 {
-	walk_while_churning(_metadata, self, LINE_BYTES, self->other);
+	walk_while_churning(_metadata, self, LINE_BYTES, self->other, false);
 }
 
 /*
@@ -227,7 +258,8 @@ TEST_F_TIMEOUT(iterator, every_value_once_per_pass_while_sockets_churn, 300)
  * the inline path they hold values of the walked map, so the walk often
  * stops at a socket that is freed before it goes on. A dynamic map's walk
  * resumes a bucket by position, as upstream, where new values ahead of it
- * would be shown twice: its churn stays in the other map.
+ * would be shown twice: its churn stays in the other map. A second walk
+ * of the same map runs beside it all along.
  */
 TEST_F_TIMEOUT(iterator, every_value_once_per_pass_reading_a_byte_at_a_time, 300)
 {
@@ -235,7 +267,7 @@ TEST_F_TIMEOUT(iterator, every_value_once_per_pass_reading_a_byte_at_a_time, 300
 	bool inline_walk = map_slot(self->map, &off, &size) == 1;
 
 	walk_while_churning(_metadata, self, 1,
-			    inline_walk ? self->map : self->other);
+			    inline_walk ? self->map : self->other, true);
 }
 
 /* Wait (at most ~5 s) until @fentry saw every socket of @cookies freed. */
