@@ -24,20 +24,24 @@ KMAKE		:= $(MAKE) -C $(TREE) O=$(abspath $(OBJ)) ARCH=x86_64 -j$(JOBS)
 # Boot configurations "make check" runs the whole kselftest target under:
 # feature off, a valid tail, an unaligned tail, the largest tail with every
 # new slab object zeroed (init_on_alloc=1), a tail for TCP and UDP only
-# (and a name no protocol has), and invalid values.
+# (and a name no protocol has, after a list the last one overrides),
+# invalid values (the last of two counts), and the plain words of earlier
+# versions, which set nothing. The tail and the list are sysctls set on
+# the command line, in a different spelling in each boot.
 CHECK_BOOTS	?= off: \
 		   tail128:sysctl.net.core.bpf_sk_inline_bytes=128 \
-		   unaligned100:bpf_sk_inline_bytes=100 \
-		   'tail1024:bpf_sk_inline_bytes=1024 init_on_alloc=1' \
-		   'protos:sysctl.net/core/bpf_sk_inline_bytes=128 sysctl.net/core/bpf_sk_inline_protos=TCP,UDP,TCPv6,UDPv6,NOSUCH' \
-		   toolarge:bpf_sk_inline_bytes=4096 \
-		   'notanumber:bpf_sk_inline_bytes=12abc bpf_sk_inline_protos=' \
-		   negative:sysctl.net.core.bpf_sk_inline_bytes=-8
+		   unaligned100:sysctl..net.core.bpf_sk_inline_bytes=100 \
+		   'tail1024:sysctl/net/core/bpf_sk_inline_bytes=1024 sysctl.net.core.bpf_sk_inline_protos=all init_on_alloc=1' \
+		   'protos:sysctl./net/core/bpf_sk_inline_bytes=128 sysctl.net/core.bpf_sk_inline_protos=UNIX sysctl/net.core//bpf_sk_inline_protos=TCP,UDP,TCPv6,UDPv6,NOSUCH' \
+		   'toolarge:sysctl.net/core/bpf_sk_inline_bytes=128 sysctl.net.core.bpf_sk_inline_bytes=4096' \
+		   'notanumber:sysctl./net//core/bpf_sk_inline_bytes=12abc sysctl.net.core.bpf_sk_inline_protos=' \
+		   negative:sysctl.net/core.bpf_sk_inline_bytes=-8 \
+		   'plain:bpf_sk_inline_bytes=128 bpf_sk_inline_protos=TCP'
 DEMO_APPEND	?= sysctl.net.core.bpf_sk_inline_bytes=128
 
 .PHONY: help deps tree kernel selftests rootfs check demo shell patches checkpatch shellcheck \
 	bisect-build build-matrix kernel-debug kernel-pristine check-debug memcg sparse bench bench-plot clean distclean \
-	cachesim cachesim-selftest bench-misses workload
+	cachesim cachesim-selftest bench-misses workload tax
 
 help:
 	@echo "help        this list"
@@ -64,6 +68,7 @@ help:
 	@echo "kernel-debug build that kernel into $(BUILD)/bzImage-debug"
 	@echo "check-debug  run the kselftests on a KASAN/lockdep/kmemleak kernel"
 	@echo "memcg       compare memcg charges of dynamic and inline sk storage (doc/memcg.md)"
+	@echo "tax         socket sizes and memcg charge per protocol, tail 0 and 128 (doc/tax.md)"
 	@echo "sparse      sparse on the files the series touches (new warnings fail)"
 	@echo "bench       benchmark lookups, memory, map free, socket cost (doc/bench.md); then workload"
 	@echo "workload    request/response and churn workloads, inline against dynamic,"
@@ -127,7 +132,7 @@ selftests: kernel $(UAPI_HDRS)
 
 # Guest tools written in C, linked statically like the kselftests.
 GUEST_TOOLS	:= $(BUILD)/tools/sk-map-hold $(BUILD)/tools/sk-memcg-compare \
-		   $(BUILD)/tools/bpf-jited
+		   $(BUILD)/tools/bpf-jited $(BUILD)/tools/sk-tax-open
 
 $(BUILD)/tools/%: tools/%.c tools/tool_util.h kselftest/sk_memcg.h kselftest/sk_inline_util.h \
 		| selftests
@@ -201,8 +206,8 @@ DEBUG_KMAKE	:= $(MAKE) -C $(TREE) O=$(abspath $(DEBUG_OBJ)) ARCH=x86_64 -j$(JOBS
 # (an unknown NAME=value on the kernel command line reaches init's
 # environment).
 DEBUG_BOOTS	?= off: \
-		   'tail128:bpf_sk_inline_bytes=128 init_on_alloc=1' \
-		   'unaligned100@4:bpf_sk_inline_bytes=100 SK_STRESS_SECONDS=16'
+		   'tail128:sysctl.net.core.bpf_sk_inline_bytes=128 init_on_alloc=1' \
+		   'unaligned100@4:sysctl/net/core/bpf_sk_inline_bytes=100 sysctl.net.core.bpf_sk_inline_protos=all SK_STRESS_SECONDS=16'
 
 $(DEBUG_OBJ)/.config: vm/kernel.config vm/kernel-debug.config | tree
 	$(call kernel_config,$(TREE),$(DEBUG_OBJ),vm/kernel.config vm/kernel-debug.config)
@@ -259,6 +264,12 @@ memcg: kernel rootfs
 	   echo; echo '```'; tr -d '\r' < $(BUILD)/memcg/table.txt | grep -v '^\[ *[0-9.]*\]'; \
 	   echo '```'; } > doc/memcg.md
 
+# What the tail costs every socket with no BPF loaded: tail 0 and 128,
+# protocols all, /tools/sk-tax in each boot; doc/tax.md.
+tax: kernel rootfs
+	@tools/tax-report --kernel $(BUILD)/bzImage --initramfs $(ROOTFS) \
+		--logs $(BUILD)/logs --made-by "make tax" --out doc/tax.md
+
 # The benchmark in guests of its own. First the dynamic lookup at tail 0
 # against the kernel without the series, boots of each in turn (TCG's
 # speed drifts between boots: medians of BENCH_REF_BOOTS each); the
@@ -270,7 +281,7 @@ BENCH		:= $(BUILD)/bench
 BENCH_N		?= 1000,3000,10000,30000,100000
 BENCH_ARGS	?= --passes 15
 BENCH_VM	?= --mem 4096 --timeout 1800
-BENCH_APPEND	?= bpf_sk_inline_bytes=128
+BENCH_APPEND	?= sysctl.net.core.bpf_sk_inline_bytes=128
 BENCH_REF_N	?= 1000,10000
 BENCH_REF_BOOTS	?= 3
 
@@ -540,7 +551,7 @@ verifier-stats: kernel kernel-pristine upstream-selftests $(VERISTAT)
 	@test/verifier-stats --veristat $(VERISTAT) --out doc/verifier-stats.md --same tail0 \
 		$$(test/bpf-selftests list $(BPFST_SRC) | sed -n 's|^prog progs/\(.*\)\.c$$|$(BPFST)/\1.bpf.o|p') \
 		$(OBJ)/kselftest/$(KSFT_NAME) -- pristine=$(BUILD)/bzImage-pristine \
-		tail0=$(BUILD)/bzImage tail128=$(BUILD)/bzImage:bpf_sk_inline_bytes=128
+		tail0=$(BUILD)/bzImage tail128=$(BUILD)/bzImage:sysctl.net.core.bpf_sk_inline_bytes=128
 
 $(BPFST_ROOT): $(ROOTFS) $(BPFST)/test_progs $(BPFST)/test_maps_sk_storage \
 		$(BPFST)/bpf_testmod.ko $(BPFST)/tests.txt $(BPFST)/objs.txt \

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bpf_sk_inline_bytes is chosen on the command line, as
- * sysctl.net.core.bpf_sk_inline_bytes= (dots or slashes) or
- * bpf_sk_inline_bytes=, and fixed after boot: net.core.bpf_sk_inline_bytes
- * takes only the value it has. Every full socket cache is sized from it.
+ * net.core.bpf_sk_inline_bytes is set on the command line, in any spelling
+ * "sysctl." takes ('.' or '/' between the names, repeated or leading
+ * separators), before the initcalls, and read-only after boot: the file is
+ * 0444 and do_sysctl_args() neither writes it again nor logs anything for
+ * it. There is no plain bpf_sk_inline_bytes= parameter. Every full socket
+ * cache is sized from it.
  *
- * The expected value is derived from this boot's /proc/cmdline, so the same
- * binary checks every boot configuration. Base sizes come from the kernel
+ * The expected value is derived from this boot's /proc/cmdline, parsed as
+ * the kernel parses it (sk_inline_util.h), so the same binary checks every
+ * boot configuration. Base sizes come from the kernel
  * itself: /proc/net/protocols reports each protocol's obj_size, which does
  * not depend on the tail, and BTF reports the request and timewait socks.
  */
@@ -15,6 +18,9 @@
 
 #include "../kselftest_harness.h"
 #include "sk_inline_util.h"
+
+/* The plain spelling of earlier versions, now no parameter at all. */
+#define PLAIN_BYTES_ARG		"bpf_sk_inline_bytes="
 
 static long sysctl_now(void)
 {
@@ -34,48 +40,49 @@ TEST(sysctl_reports_the_value_chosen_at_boot)
 	ASSERT_EQ((long)expected_inline_bytes(), sysctl_now());
 }
 
-TEST(sysctl_is_writable_by_root)
+/* The plain spelling is no parameter: it goes to init, and sets nothing. */
+TEST(the_plain_spelling_sets_nothing)
 {
-	struct stat st;
+	char buf[4096], *words[256];
+	int i, n, plain = 0;
 
-	ASSERT_EQ(0, stat(INLINE_BYTES_SYSCTL, &st));
-	ASSERT_EQ(0644, st.st_mode & 07777);
+	n = cmdline_words(buf, sizeof(buf), words, 256);
+	ASSERT_LE(0, n);
+	for (i = 0; i < n; i++)
+		plain += !strncmp(words[i], PLAIN_BYTES_ARG,
+				  strlen(PLAIN_BYTES_ARG));
+	if (!plain)
+		SKIP(return, "no plain bpf_sk_inline_bytes= on the command line");
+	if (inline_bytes_boot_arg())
+		SKIP(return, "a sysctl spelling sets the tail");
+	ASSERT_EQ(0, sysctl_now());
+	EXPECT_EQ(0, count_log_lines("bpf_sk_inline_bytes: ", NULL));
 }
 
 /*
- * After boot the value in effect can be written back (do_sysctl_args()
- * does, for the sysctl. spelling), also unaligned if it rounds up to it;
- * any other value fails with EPERM, a malformed one with EINVAL, and
- * nothing changes.
+ * Both files are read-only, for root too: a write fails with EACCES when
+ * the file is opened, whatever the value, and nothing changes.
  */
-TEST(only_the_value_in_effect_can_be_written)
+TEST(the_sysctls_are_read_only)
 {
-	const char *invalid[] = { "1025", "-8", "abc", "12abc", "\n" };
-	long before = sysctl_now();
-	char val[32];
+	const char *files[] = { INLINE_BYTES_SYSCTL, INLINE_PROTOS_SYSCTL };
+	char before[512], after[512];
+	struct stat st;
 	int i;
 
-	ASSERT_LE(0, before);
-	snprintf(val, sizeof(val), "%ld\n", before);
-	EXPECT_EQ(0, write_file(INLINE_BYTES_SYSCTL, val));
-	if (before) {
-		snprintf(val, sizeof(val), "%ld", before - INLINE_ALIGN + 1);
-		EXPECT_EQ(0, write_file(INLINE_BYTES_SYSCTL, val));
+	ASSERT_EQ(0, geteuid());
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, stat(files[i], &st));
+		EXPECT_EQ(0444, st.st_mode & 07777) TH_LOG("%s", files[i]);
+		ASSERT_LT(0, read_file(files[i], before, sizeof(before)));
+		EXPECT_EQ(-EACCES, write_file(files[i], before));
+		EXPECT_EQ(-EACCES, write_file(files[i], i ? "TCP" : "64"));
+		ASSERT_LT(0, read_file(files[i], after, sizeof(after)));
+		EXPECT_STREQ(before, after);
 	}
-	snprintf(val, sizeof(val), "%ld", before ? 0L : (long)INLINE_ALIGN);
-	EXPECT_EQ(-EPERM, write_file(INLINE_BYTES_SYSCTL, val));
-	snprintf(val, sizeof(val), "%ld", before == INLINE_MAX_BYTES ?
-		 (long)INLINE_ALIGN : before + INLINE_ALIGN);
-	EXPECT_EQ(-EPERM, write_file(INLINE_BYTES_SYSCTL, val));
-	for (i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++) {
-		EXPECT_EQ(-EINVAL, write_file(INLINE_BYTES_SYSCTL, invalid[i])) {
-			TH_LOG("writing \"%s\"", invalid[i]);
-		}
-	}
-	ASSERT_EQ(before, sysctl_now());
 }
 
-/* Only protocols bpf_sk_inline_protos= names do (all by default). */
+/* Only protocols net.core.bpf_sk_inline_protos names do (all by default). */
 TEST(every_full_socket_cache_grew_by_exactly_the_tail_and_its_link)
 {
 	const char *required[] = { "TCP", "TCPv6", "UDP", "UDPv6", "UNIX",
@@ -162,31 +169,42 @@ TEST(boot_log_reports_rounding_of_an_unaligned_value)
 }
 
 /*
- * do_sysctl_args() writes each sysctl. spelling of the argument to the
- * file after the boot: it logs a failure only for a value the kernel did
- * not take, malformed or overridden by a later spelling. The tail is the
- * last spelling's in either case.
+ * Each sysctl spelling of the argument is taken while the command line is
+ * parsed: the last one counts, an invalid one is reported as a failed
+ * sysctl setting (once), and nothing else is logged about it, neither by
+ * do_sysctl_args() after the initcalls nor as an unknown parameter passed
+ * to init.
  */
 TEST(the_sysctl_spellings_set_the_tail_with_no_error_logged)
 {
-	unsigned int want = expected_inline_bytes(), bytes;
-	char cmdline[4096], *w, *save;
+	const char *paths[] = { INLINE_BYTES_BOOT_ARG, INLINE_PROTOS_BOOT_ARG };
+	char buf[4096], *words[256];
+	int i, j, n, invalid = 0, plain = 0;
+	unsigned int bytes;
 	const char *v;
-	int failures = 0;
 
-	ASSERT_LT(0, read_file("/proc/cmdline", cmdline, sizeof(cmdline)));
-	for (w = strtok_r(cmdline, " \n", &save); w;
-	     w = strtok_r(NULL, " \n", &save)) {
-		v = boot_word_sets(w, INLINE_BYTES_BOOT_ARG);
-		if (!v || v == w + strlen(INLINE_BYTES_BOOT_ARG))
-			continue;	/* not a sysctl. spelling */
-		if (!inline_bytes_valid(v, &bytes) ||
-		    align_up(bytes, INLINE_ALIGN) != want)
-			failures++;
+	n = cmdline_words(buf, sizeof(buf), words, 256);
+	ASSERT_LE(0, n);
+	for (i = 0; i < n; i++) {
+		plain += !strncmp(words[i], "bpf_sk_inline_", 14);
+		for (j = 0; j < 2; j++) {
+			v = sysctl_word_sets(words[i], paths[j]);
+			if (!v)
+				continue;
+			if (*v != '=')
+				invalid++;
+			else if (!j && !inline_bytes_valid(v + 1, &bytes))
+				invalid++;
+			else if (j && !inline_protos_valid(v + 1))
+				invalid++;
+		}
 	}
-	EXPECT_EQ(failures, count_log_lines("sysctl parameter",
-					    "bpf_sk_inline_bytes"));
-	ASSERT_EQ((long)want, sysctl_now());
+	EXPECT_EQ(invalid, count_log_lines("sysctl parameter", "bpf_sk_inline_"));
+	EXPECT_EQ(invalid, count_log_lines("sysctl parameter", "invalid value"));
+	/* Only a plain spelling is unknown, and passed to init. */
+	EXPECT_EQ(!!plain, count_log_lines("Unknown kernel command line",
+					   "bpf_sk_inline_"));
+	ASSERT_EQ((long)expected_inline_bytes(), sysctl_now());
 }
 
 TEST_HARNESS_MAIN

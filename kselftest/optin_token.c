@@ -3,8 +3,10 @@
  * A slot is a share of every socket on the host: only a creator with
  * CAP_BPF or CAP_SYS_ADMIN in the initial user namespace gets one. A
  * process that creates its maps through a BPF token, root only in a user
- * namespace of its own, gets a dynamic map whether it asks or not, also
- * with net.core.bpf_sk_inline_all_maps set; the map's fdinfo says why.
+ * namespace of its own, gets a dynamic map whether it asks or not, at any
+ * tail and with room in it (no switch of the host changes that);
+ * bpf_map_info's sk_storage_placement and the map's fdinfo say why. One
+ * that requires a slot is refused with EPERM.
  *
  * The child enters a new user and mount namespace and opens a bpffs
  * context; the parent, privileged in the initial namespace, delegates map
@@ -27,8 +29,11 @@ struct token_result {
 	int token;		/* token fd, or -errno */
 	int asked;		/* map create that asks: fd, or -errno */
 	int not_asked;		/* one that does not: fd, or -errno */
+	int required;		/* one that requires a slot: fd, or -errno */
 	int asked_slot;		/* map_slot() of each */
 	int not_asked_slot;
+	int asked_placement;	/* map_placement() of each */
+	int not_asked_placement;
 	char asked_status[32];	/* sk_inline_status: of each */
 	char not_asked_status[32];
 };
@@ -85,7 +90,8 @@ static int map_with_token(int btf_fd, __u32 key_id, __u32 value_id,
 /* In the child: namespaces, token, then the two creates. */
 static void child(int sock, int btf_fd, __u32 key_id, __u32 value_id)
 {
-	struct token_result r = { .token = -1, .asked = -1, .not_asked = -1 };
+	struct token_result r = { .token = -1, .asked = -1, .not_asked = -1,
+				  .required = -1 };
 	unsigned int off, size;
 	int fs_fd, mnt_fd, bpffs;
 
@@ -106,12 +112,16 @@ static void child(int sock, int btf_fd, __u32 key_id, __u32 value_id)
 		r.asked = map_with_token(btf_fd, key_id, value_id, r.token,
 					 SK_INLINE_REQUEST);
 		r.not_asked = map_with_token(btf_fd, key_id, value_id, r.token, 0);
+		r.required = map_with_token(btf_fd, key_id, value_id, r.token,
+					    SK_INLINE_REQUIRE);
 		if (r.asked >= 0) {
 			r.asked_slot = map_slot(r.asked, &off, &size);
+			r.asked_placement = map_placement(r.asked);
 			map_inline_status(r.asked, r.asked_status, sizeof(r.asked_status));
 		}
 		if (r.not_asked >= 0) {
 			r.not_asked_slot = map_slot(r.not_asked, &off, &size);
+			r.not_asked_placement = map_placement(r.not_asked);
 			map_inline_status(r.not_asked, r.not_asked_status,
 				   sizeof(r.not_asked_status));
 		}
@@ -140,21 +150,17 @@ static int delegate(int sock)
 }
 
 FIXTURE(token) {
-	char all_maps[16];
 	struct token_result r;
 };
 
-/* Run the child with bpf_sk_inline_all_maps at @all_maps. */
 static void run_child(struct __test_metadata *_metadata,
-		      FIXTURE_DATA(token) *self, const char *all_maps)
+		      FIXTURE_DATA(token) *self)
 {
 	__u32 key_id, value_id;
 	struct btf *btf;
 	int sv[2], status;
 	pid_t pid;
 
-	if (access(ALL_MAPS_SYSCTL, F_OK) == 0)
-		ASSERT_EQ(0, write_file(ALL_MAPS_SYSCTL, all_maps));
 	/* Loaded here: BTF needs no token once its fd is passed on. */
 	btf = sk_map_btf(VALUE_SIZE, &key_id, &value_id);
 	ASSERT_NE(NULL, btf);
@@ -180,35 +186,54 @@ static void run_child(struct __test_metadata *_metadata,
 
 FIXTURE_SETUP(token)
 {
-	if (read_file(ALL_MAPS_SYSCTL, self->all_maps, sizeof(self->all_maps)) <= 0)
-		self->all_maps[0] = '\0';
 }
 
 FIXTURE_TEARDOWN(token)
 {
-	if (self->all_maps[0])
-		write_file(ALL_MAPS_SYSCTL, self->all_maps);
+}
+
+/* Both maps are dynamic; the one that asked says it was not permitted. */
+static void expect_dynamic(struct __test_metadata *_metadata,
+			   const struct token_result *r)
+{
+	ASSERT_LE(0, r->asked);
+	EXPECT_EQ(0, r->asked_slot);
+	EXPECT_EQ(BPF_SK_STORAGE_NOT_PERMITTED, r->asked_placement);
+	EXPECT_STREQ("not permitted", r->asked_status);
+	ASSERT_LE(0, r->not_asked);
+	EXPECT_EQ(0, r->not_asked_slot);
+	EXPECT_EQ(BPF_SK_STORAGE_DYNAMIC, r->not_asked_placement);
+	EXPECT_STREQ("not requested", r->not_asked_status);
 }
 
 TEST_F(token, a_token_holder_that_asks_gets_a_dynamic_map)
 {
-	run_child(_metadata, self, "0");
-	ASSERT_LE(0, self->r.asked);
-	EXPECT_EQ(0, self->r.asked_slot);
-	EXPECT_STREQ("not permitted", self->r.asked_status);
-	ASSERT_LE(0, self->r.not_asked);
-	EXPECT_EQ(0, self->r.not_asked_slot);
-	EXPECT_STREQ("not requested", self->r.not_asked_status);
+	run_child(_metadata, self);
+	expect_dynamic(_metadata, &self->r);
 }
 
-TEST_F(token, the_operator_switch_gives_a_token_holder_no_slot)
+/*
+ * With room in the tail, and no switch of the host (the one that made
+ * every map a candidate is gone), a token holder's maps are dynamic still.
+ */
+TEST_F(token, no_switch_of_the_host_gives_a_token_holder_a_slot)
 {
+	int err = access(OLD_ALL_MAPS_SYSCTL, F_OK) ? errno : 0;
+
+	EXPECT_EQ(ENOENT, err) {
+		TH_LOG("%s is back", OLD_ALL_MAPS_SYSCTL);
+	}
 	if (!tail_has_room(VALUE_SIZE))
 		SKIP(return, "no room for a %d-byte value in the tail", VALUE_SIZE);
-	run_child(_metadata, self, "1");
-	ASSERT_LE(0, self->r.not_asked);
-	EXPECT_EQ(0, self->r.not_asked_slot);
-	EXPECT_STREQ("not permitted", self->r.not_asked_status);
+	run_child(_metadata, self);
+	expect_dynamic(_metadata, &self->r);
+}
+
+/* EPERM at every tail: the creator's right comes before the tail's room. */
+TEST_F(token, a_token_holder_that_requires_a_slot_is_refused_with_eperm)
+{
+	run_child(_metadata, self);
+	EXPECT_EQ(-EPERM, self->r.required);
 }
 
 TEST_HARNESS_MAIN

@@ -17,9 +17,16 @@
 #include <bpf/bpf.h>
 
 #define INLINE_BYTES_SYSCTL	"/proc/sys/net/core/bpf_sk_inline_bytes"
-#define INLINE_BYTES_BOOT_ARG	"bpf_sk_inline_bytes="
 #define INLINE_PROTOS_SYSCTL	"/proc/sys/net/core/bpf_sk_inline_protos"
-#define INLINE_PROTOS_BOOT_ARG	"bpf_sk_inline_protos="
+/*
+ * Both are set only on the kernel command line, as sysctl arguments
+ * (sysctl.net.core.bpf_sk_inline_bytes=N and its other spellings): their
+ * paths under /proc/sys, as sysctl_word_sets() matches them.
+ */
+#define INLINE_BYTES_BOOT_ARG	"net/core/bpf_sk_inline_bytes"
+#define INLINE_PROTOS_BOOT_ARG	"net/core/bpf_sk_inline_protos"
+/* The longest protocol list the kernel takes is one less. */
+#define INLINE_PROTOS_LEN	256
 #define INLINE_MAX_BYTES	1024
 #define SYSLOG_ACTION_READ_ALL		3
 #define SYSLOG_ACTION_SIZE_BUFFER	10
@@ -28,9 +35,16 @@
 #define INLINE_LINK_BYTES	24
 #define INLINE_DEBUGFS		"/sys/kernel/debug/bpf_sk_inline"
 #define INLINE_LAYOUT		INLINE_DEBUGFS "/slots"
-#define ALL_MAPS_SYSCTL		"/proc/sys/net/core/bpf_sk_inline_all_maps"
+/*
+ * The host switch of earlier versions that made every map a candidate for
+ * a slot, asking or not: gone, and the tests check that it stays gone.
+ */
+#define OLD_ALL_MAPS_SYSCTL	"/proc/sys/net/core/bpf_sk_inline_all_maps"
 /* map_extra of an sk storage map that asks for a slot in the tail. */
-#define SK_INLINE_REQUEST	1
+#define SK_INLINE_REQUEST	BPF_SK_STORAGE_F_INLINE
+/* ... and of one whose creation fails if it gets none. */
+#define SK_INLINE_REQUIRE	(BPF_SK_STORAGE_F_INLINE | \
+				 BPF_SK_STORAGE_F_INLINE_REQUIRED)
 /* The smallest slot is 16 bytes: a tail holds at most this many. */
 #define MAX_FILLERS		(INLINE_MAX_BYTES / 16)
 
@@ -134,56 +148,120 @@ static inline int write_file(const char *path, const char *val)
 }
 
 /*
- * Whether the command-line word @w sets @key ("name="), in the plain
- * spelling or as sysctl.net.core.name=, with '.' or '/' between the names
- * as do_sysctl_args() takes them. Returns the value's start, or NULL.
+ * What follows the name if the command-line word @w sets the sysctl at
+ * @path ("net/core/name") the way the kernel reads "sysctl" arguments:
+ * "sysctl", a '.' or '/', then the names separated by any run of '.' and
+ * '/' (process_sysctl_arg() turns '.' into '/', the path walk collapses
+ * repeated '/'), so sysctl.net.core.name=, sysctl/net/core/name=,
+ * sysctl..net.core.name=, sysctl./net//core/name= and
+ * sysctl.net/core.name= all set it. Returns "=value", "" (no value, which
+ * the kernel refuses without calling the setter) or NULL. A plain
+ * "name=" word is no parameter of the kernel: it never matches.
  */
-static inline const char *boot_word_sets(const char *w, const char *key)
+static inline const char *sysctl_word_sets(const char *w, const char *path)
 {
-	const char *sysctl = "sysctl.net.core.";
-	size_t i;
-
-	if (!strncmp(w, key, strlen(key)))
-		return w + strlen(key);
-	for (i = 0; sysctl[i]; i++)
-		if (w[i] != sysctl[i] && !(w[i] == '/' && sysctl[i] == '.'))
+	if (strncmp(w, "sysctl", 6))
+		return NULL;
+	w += 6;
+	if (*w != '.' && *w != '/')
+		return NULL;
+	for (;;) {
+		while (*w == '.' || *w == '/')
+			w++;
+		while (*path == '/')
+			path++;
+		while (*path && *path != '/' && *w == *path) {
+			w++;
+			path++;
+		}
+		if (!*path)
+			return *w == '=' || !*w ? w : NULL;
+		if (*path != '/' || (*w != '.' && *w != '/'))
 			return NULL;
-	return strncmp(w + i, key, strlen(key)) ? NULL : w + i + strlen(key);
+	}
 }
 
 /*
- * The value of boot argument @key ("name=") on this boot's command line,
- * in any spelling, in @val, or NULL. The last occurrence wins, as the
- * kernel parses them in order.
+ * Split this boot's /proc/cmdline, read into @buf, into at most @max
+ * words: the kernel's, up to a "--" (what follows it is init's). Their
+ * number, or -1.
  */
-static inline const char *boot_arg(const char *key, char *val, size_t len)
+static inline int cmdline_words(char *buf, size_t len, char **words, int max)
 {
-	static char cmdline[4096];
-	const char *p, *v, *last = NULL;
-	size_t n;
+	char *w, *save;
+	int n = 0;
 
-	if (read_file("/proc/cmdline", cmdline, sizeof(cmdline)) < 0)
-		return NULL;
-	for (p = cmdline; *p; p += strcspn(p, " \n"), p += strspn(p, " \n")) {
-		v = boot_word_sets(p, key);
-		if (v)
-			last = v;
+	if (read_file("/proc/cmdline", buf, len) < 0)
+		return -1;
+	for (w = strtok_r(buf, " \n", &save); w && n < max;
+	     w = strtok_r(NULL, " \n", &save)) {
+		if (!strcmp(w, "--"))
+			break;
+		words[n++] = w;
 	}
-	if (!last)
-		return NULL;
-	n = strcspn(last, " \n");
-	if (n >= len)
-		n = len - 1;
-	memcpy(val, last, n);
-	val[n] = '\0';
-	return val;
+	return n;
 }
 
+/*
+ * Call @fn(value, @arg) for each value this boot's command line gives the
+ * sysctl at @path, in the order the kernel's setter got them (words with
+ * no '=' never reach it). Their number, or -1 without /proc/cmdline.
+ */
+static inline int boot_sysctl_each(const char *path,
+				   void (*fn)(const char *val, void *arg),
+				   void *arg)
+{
+	char buf[4096], *words[256];
+	int i, n, found = 0;
+	const char *v;
+
+	n = cmdline_words(buf, sizeof(buf), words, 256);
+	for (i = 0; i < n; i++) {
+		v = sysctl_word_sets(words[i], path);
+		if (!v || *v != '=')
+			continue;
+		fn(v + 1, arg);
+		found++;
+	}
+	return n < 0 ? -1 : found;
+}
+
+/* boot_sysctl_each()'s callback keeps the last value @valid accepts here. */
+struct boot_value {
+	char *val;
+	size_t len;
+	bool found;
+	bool (*valid)(const char *val);		/* NULL: any */
+};
+
+static inline void boot_value_keep(const char *val, void *arg)
+{
+	struct boot_value *b = arg;
+
+	if (b->valid && !b->valid(val))
+		return;
+	snprintf(b->val, b->len, "%s", val);
+	b->found = true;
+}
+
+/*
+ * The last value the command line gives the sysctl at @path, in @val, or
+ * NULL: when a sysctl is given more than once, the last one counts.
+ */
+static inline const char *boot_sysctl(const char *path, char *val, size_t len)
+{
+	struct boot_value b = { .val = val, .len = len };
+
+	boot_sysctl_each(path, boot_value_keep, &b);
+	return b.found ? val : NULL;
+}
+
+/* The last net.core.bpf_sk_inline_bytes argument, valid or not, or NULL. */
 static inline const char *inline_bytes_boot_arg(void)
 {
-	static char val[64];
+	static char val[256];
 
-	return boot_arg(INLINE_BYTES_BOOT_ARG, val, sizeof(val));
+	return boot_sysctl(INLINE_BYTES_BOOT_ARG, val, sizeof(val));
 }
 
 /* Is the boot argument a valid tail size, as documented? */
@@ -202,7 +280,11 @@ static inline bool inline_bytes_valid(const char *arg, unsigned int *bytes)
 	return true;
 }
 
-/* The tail this boot should have: the argument rounded up, or 0. */
+/*
+ * The tail this boot should have: the last argument rounded up, or 0 when
+ * there is none or it is invalid (an invalid value turns the tail off,
+ * whatever came before it).
+ */
 static inline unsigned int expected_inline_bytes(void)
 {
 	unsigned int bytes;
@@ -236,16 +318,28 @@ static inline int count_log_lines(const char *needle1, const char *needle2)
 	return count;
 }
 
+/* Does the kernel take @arg as the protocol list (1 to 255 characters)? */
+static inline bool inline_protos_valid(const char *arg)
+{
+	return arg && *arg && strlen(arg) < INLINE_PROTOS_LEN;
+}
+
+/* The kernel's list when the command line gives none. */
+#define INLINE_PROTOS_DEFAULT	"TCP,TCPv6,UDP,UDPv6"
+
 /*
- * The protocol list this boot should show: the argument if it is valid (1
- * to 255 characters), else the default, "all".
+ * The protocol list this boot should show: the last valid argument (an
+ * invalid one leaves the list in effect as it was), else the default.
  */
 static inline const char *expected_inline_protos(void)
 {
 	static char val[512];
-	const char *arg = boot_arg(INLINE_PROTOS_BOOT_ARG, val, sizeof(val));
+	struct boot_value b = {
+		.val = val, .len = sizeof(val), .valid = inline_protos_valid,
+	};
 
-	return arg && *arg && strlen(arg) < 256 ? arg : "all";
+	boot_sysctl_each(INLINE_PROTOS_BOOT_ARG, boot_value_keep, &b);
+	return b.found ? val : INLINE_PROTOS_DEFAULT;
 }
 
 /* Whether sockets of the protocol /proc/net/protocols calls @name have a tail. */
@@ -370,7 +464,7 @@ struct layout_range {
 
 struct layout {
 	long tail, used, leaked, free;	/* *_bytes lines, -1 if absent */
-	char maps[16], policy[16], charge[16];
+	char policy[16], charge[16];
 	int nr;
 	struct layout_range r[LAYOUT_MAX_RANGES];
 };
@@ -386,8 +480,6 @@ static inline void layout_parse_header(struct layout *l, const char *key,
 		l->leaked = strtol(val, NULL, 10);
 	else if (!strcmp(key, "free_bytes"))
 		l->free = strtol(val, NULL, 10);
-	else if (!strcmp(key, "maps"))
-		snprintf(l->maps, sizeof(l->maps), "%s", val);
 	else if (!strcmp(key, "policy"))
 		snprintf(l->policy, sizeof(l->policy), "%s", val);
 	else if (!strcmp(key, "charge"))
@@ -624,6 +716,49 @@ static inline int fill_tail(int (*create)(unsigned int value_size, __u32 flags),
 	if (fd < 0)
 		release_fillers(f);
 	return fd;
+}
+
+/* What a kernel report in the log starts with or contains. */
+static const char *const kmsg_reports[] = {
+	"Slab cache still has objects", "BUG:", "kernel BUG", "KASAN:",
+	"WARNING:", "Oops", "refcount_t:", "possible recursive locking",
+	"circular locking", "INFO: ", "lockdep",
+};
+
+/* /dev/kmsg, positioned after the records logged so far. */
+static inline int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/*
+ * The first record read from @fd that holds a kernel report, in @out;
+ * false if none. EPIPE: records overwritten meanwhile, read on.
+ */
+static inline bool kmsg_report(int fd, char *out, size_t len)
+{
+	char rec[2048];
+	unsigned int i;
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			return false;
+		rec[n] = '\0';
+		for (i = 0; i < sizeof(kmsg_reports) / sizeof(kmsg_reports[0]); i++) {
+			if (!strstr(rec, kmsg_reports[i]))
+				continue;
+			snprintf(out, len, "%.*s", (int)strcspn(rec, "\n"), rec);
+			return true;
+		}
+	}
 }
 
 #endif

@@ -309,10 +309,11 @@ static inline struct btf *sk_map_btf(unsigned int value_size, __u32 *key_id,
 }
 
 /*
- * Create an sk storage map with a @value_size value, asking for a slot
- * with @map_extra SK_INLINE_REQUEST; its fd or -errno.
+ * Create an sk storage map named @name with a @value_size value, asking
+ * for a slot with @map_extra SK_INLINE_REQUEST (SK_INLINE_REQUIRE: or
+ * failing); its fd or -errno.
  */
-static inline int create_sk_map_extra(unsigned int value_size,
+static inline int create_sk_map_named(const char *name, unsigned int value_size,
 				      __u32 extra_flags, __u64 map_extra)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts);
@@ -328,11 +329,34 @@ static inline int create_sk_map_extra(unsigned int value_size,
 	opts.btf_value_type_id = value_id;
 	opts.map_flags = BPF_F_NO_PREALLOC | extra_flags;
 	opts.map_extra = map_extra;
-	fd = bpf_map_create(BPF_MAP_TYPE_SK_STORAGE, "sk_inline_test", 4,
-			    value_size, 0, &opts);
+	fd = bpf_map_create(BPF_MAP_TYPE_SK_STORAGE, name, 4, value_size, 0,
+			    &opts);
 	fd = fd < 0 ? -errno : fd;
 	btf__free(btf);
 	return fd;
+}
+
+static inline int create_sk_map_extra(unsigned int value_size,
+				      __u32 extra_flags, __u64 map_extra)
+{
+	return create_sk_map_named("sk_inline_test", value_size, extra_flags,
+				   map_extra);
+}
+
+/*
+ * Where map @map_fd's values live, as bpf_map_info's sk_storage_placement
+ * says (enum bpf_sk_storage_placement), or -errno. libbpf's
+ * bpf_obj_get_info_by_fd(): the system's libbpf may predate
+ * bpf_map_get_info_by_fd().
+ */
+static inline int map_placement(int map_fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
+		return -errno;
+	return info.sk_storage_placement;
 }
 
 /* An sk storage map that asks for a slot; its fd or -errno. */

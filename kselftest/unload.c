@@ -32,47 +32,6 @@
 #define MEMBARRIER_CMD_GLOBAL	1	/* synchronize_rcu() */
 #endif
 
-static const char *const reports[] = {
-	"Slab cache still has objects", "BUG:", "kernel BUG", "KASAN:",
-	"WARNING:", "Oops", "refcount_t:",
-};
-
-/* /dev/kmsg, positioned after the records logged so far. */
-static int kmsg_open(void)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-
-	if (fd >= 0)
-		lseek(fd, 0, SEEK_END);
-	return fd;
-}
-
-/*
- * The first record read from @fd that holds a kernel report, in @out;
- * false if none. EPIPE: records overwritten meanwhile, read on.
- */
-static bool kmsg_report(int fd, char *out, size_t len)
-{
-	char rec[2048];
-	unsigned int i;
-	ssize_t n;
-
-	for (;;) {
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;
-		if (n <= 0)
-			return false;
-		rec[n] = '\0';
-		for (i = 0; i < ARRAY_SIZE(reports); i++) {
-			if (!strstr(rec, reports[i]))
-				continue;
-			snprintf(out, len, "%.*s", (int)strcspn(rec, "\n"), rec);
-			return true;
-		}
-	}
-}
-
 static bool module_loaded(const char *name)
 {
 	char line[256];

@@ -43,7 +43,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sk-bench [options]\n"
-		"In the guest (booted with bpf_sk_inline_bytes=128):\n"
+		"In the guest (booted with sysctl.net.core.bpf_sk_inline_bytes=128):\n"
 		"for each N, create N UDP sockets and N TCP sockets (N/2 connected\n"
 		"pairs over loopback), spread over memory by filler sockets, give each\n"
 		"a value in an inline sk storage map, a dynamic one (made once filler\n"
@@ -142,7 +142,7 @@ void expect_storage(int map, const char *what, const char *want)
 	char got[32];
 
 	if (map_fdinfo(map, "sk_storage", got, sizeof(got)) || strcmp(got, want))
-		die("%s map is '%s' in its fdinfo, not 'sk_storage:\t%s' (boot with bpf_sk_inline_bytes=128?)",
+		die("%s map is '%s' in its fdinfo, not 'sk_storage:\t%s' (boot with sysctl.net.core.bpf_sk_inline_bytes=128?)",
 		    what, got[0] ? got : "no sk_storage line", want);
 }
 
@@ -544,7 +544,7 @@ int main(int argc, char **argv)
 	if (unpatched)
 		tail_bytes = 0;
 	if ((cfg.lookup || cfg.memory) && !tail_bytes)
-		die("the inline tail is off: boot with bpf_sk_inline_bytes=128, or use --only create");
+		die("the inline tail is off: boot with sysctl.net.core.bpf_sk_inline_bytes=128, or use --only create");
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
 	cg_write("/proc/sys/fs/file-max", "4000000");
 	/* The benchmark's own cgroup: what the dynamic values charge. */
