@@ -151,10 +151,29 @@ static int close_with_value(FIXTURE_DATA(destruct) *self,
 	return 0;
 }
 
+/* The families vm/kernel.config always builds; the others may be absent. */
+static bool family_required(int family)
+{
+	return family == AF_UNIX || family == AF_INET || family == AF_INET6 ||
+	       family == AF_PACKET;
+}
+
 TEST_F(destruct, destructors_run_in_the_closing_task)
 {
-	unsigned int i, tested = 0;
+	unsigned int i, off, size, tested = 0, inline_values = 0;
+	int slot = map_slot(self->map, &off, &size);
+	char status[32];
 
+	/* The map asks for a slot: at a tail it gets one unless earlier
+	 * tests of this boot leaked the room, and the values of sockets
+	 * whose protocol has the tail are then inline.
+	 */
+	map_inline_status(self->map, status, sizeof(status));
+	if (!tail_bytes())
+		ASSERT_EQ(0, slot);
+	else if (slot != 1)
+		ASSERT_TRUE(!strcmp(status, "no room") ||
+			    !strcmp(status, "too large")) TH_LOG("%s", status);
 	for (i = 0; i < NR_SOCK_KINDS; i++) {
 		const struct sock_kind *k = &sock_kinds[i];
 		bool at_once = false;
@@ -164,11 +183,15 @@ TEST_F(destruct, destructors_run_in_the_closing_task)
 			continue;
 		err = close_with_value(self, k, 0x5e5e0000 + i, &at_once);
 		if (err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT) {
+			EXPECT_FALSE(family_required(k->family))
+				TH_LOG("%s: missing from this kernel (%d)", k->name, err);
 			TH_LOG("%s: not in this kernel (%d)", k->name, err);
 			continue;
 		}
 		ASSERT_EQ(0, err) TH_LOG("%s", k->name);
 		tested++;
+		if (slot == 1 && proto_has_tail(k->proto))
+			inline_values++;
 		EXPECT_EQ(1, self->skel->bss->freed) TH_LOG("%s", k->name);
 		EXPECT_EQ(k->family, self->skel->bss->freed_family) TH_LOG("%s", k->name);
 		EXPECT_LT(0, self->skel->bss->freed_stack_bytes) TH_LOG("%s", k->name);
@@ -182,7 +205,10 @@ TEST_F(destruct, destructors_run_in_the_closing_task)
 		EXPECT_EQ(NULL, deferred_frame(self->skel))
 			TH_LOG("%s: destructed under %s", k->name, deferred_frame(self->skel));
 	}
-	EXPECT_LE(8, tested);
+	/* TCP and UDP have the tail by default: some values were inline. */
+	if (slot == 1)
+		EXPECT_LT(0, inline_values);
+	TH_LOG("%u kinds, %u with inline values", tested, inline_values);
 }
 
 TEST_HARNESS_MAIN
