@@ -169,7 +169,7 @@ $(BENCH_TOOL): $(BENCH_SRCS) tools/sk-bench.h tools/sk-bench-user.h tools/tool_u
 		-static -lbpf -lelf -lz
 
 # The request/response and churn workloads (make workload); a short run
-# of it checks its records in the kselftests (kselftest/workload.sh).
+# of it checks its records in the kselftests (kselftest/workload.c).
 WORKLOAD_TOOL	:= $(BUILD)/tools/sk-workload
 
 $(WORKLOAD_TOOL): tools/sk-workload.c tools/sk-workload-churn.c tools/sk-workload.h \
@@ -365,7 +365,7 @@ workload: kernel kernel-pristine $(BENCH)/initramfs.cpio $(CACHESIM_SO)
 		--log "tail 0=$(WORKLOAD)/tail0.log" \
 		--log "without the series=$(WORKLOAD)/unpatched.log" \
 		--misses $(WORKLOAD)/misses --dat $(WORKLOAD)/misses.dat \
-		--plot workload-misses.png --readme README.md > $(WORKLOAD)/workload.md
+		--plot workload-misses.png > $(WORKLOAD)/workload.md
 	@mkdir -p doc && cp $(WORKLOAD)/workload.md doc/workload.md
 	gnuplot -e "data='$(WORKLOAD)/misses.dat'; out='doc/workload-misses.png'" tools/workload.gp
 	@echo "workload: doc/workload.md, doc/workload-misses.png"

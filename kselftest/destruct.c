@@ -169,11 +169,12 @@ TEST_F(destruct, destructors_run_in_the_closing_task)
 	 * whose protocol has the tail are then inline.
 	 */
 	map_inline_status(self->map, status, sizeof(status));
-	if (!tail_bytes())
+	if (!tail_bytes()) {
 		ASSERT_EQ(0, slot);
-	else if (slot != 1)
+	} else if (slot != 1) {
 		ASSERT_TRUE(!strcmp(status, "no room") ||
 			    !strcmp(status, "too large")) TH_LOG("%s", status);
+	}
 	for (i = 0; i < NR_SOCK_KINDS; i++) {
 		const struct sock_kind *k = &sock_kinds[i];
 		bool at_once = false;
@@ -183,8 +184,9 @@ TEST_F(destruct, destructors_run_in_the_closing_task)
 			continue;
 		err = close_with_value(self, k, 0x5e5e0000 + i, &at_once);
 		if (err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT) {
-			EXPECT_FALSE(family_required(k->family))
+			EXPECT_FALSE(family_required(k->family)) {
 				TH_LOG("%s: missing from this kernel (%d)", k->name, err);
+			}
 			TH_LOG("%s: not in this kernel (%d)", k->name, err);
 			continue;
 		}
@@ -206,8 +208,9 @@ TEST_F(destruct, destructors_run_in_the_closing_task)
 			TH_LOG("%s: destructed under %s", k->name, deferred_frame(self->skel));
 	}
 	/* TCP and UDP have the tail by default: some values were inline. */
-	if (slot == 1)
+	if (slot == 1) {
 		EXPECT_LT(0, inline_values);
+	}
 	TH_LOG("%u kinds, %u with inline values", tested, inline_values);
 }
 
