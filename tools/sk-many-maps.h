@@ -9,6 +9,12 @@
  */
 #define MANY_MAPS	64
 
+/* What the iterator writes per socket. */
+struct many_record {
+	__u64 ns;		/* its lookups took, all of them */
+	__u64 missed;		/* values not found */
+};
+
 /* The counts of maps the programs look up (walk_in_M, walk_dy_M). */
 #define MANY_COUNTS	1, 4, 8, 16, 17, 32, 64
 
