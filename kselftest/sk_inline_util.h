@@ -31,8 +31,8 @@
 #define SYSLOG_ACTION_READ_ALL		3
 #define SYSLOG_ACTION_SIZE_BUFFER	10
 #define INLINE_ALIGN		8
-/* In front of the tail: the socket's link for the map iterator. */
-#define INLINE_LINK_BYTES	24
+/* In front of the tail: the pointer to the socket's registry entry. */
+#define INLINE_LINK_BYTES	8
 #define INLINE_DEBUGFS		"/sys/kernel/debug/bpf_sk_inline"
 #define INLINE_LAYOUT		INLINE_DEBUGFS "/slots"
 /*

@@ -22,7 +22,7 @@ struct wl_cfg {
 	int passes;
 	long segment;
 	int churn_seconds;
-	bool reqresp, churn, cachesim, check;
+	bool reqresp, churn, hot, cachesim, check;
 };
 
 /* A connection over loopback: both ends are ours. */
@@ -46,5 +46,8 @@ void conn_open(struct conn *c, long slot);
 void conn_close(struct conn *c);
 void transaction(const struct conn *c);
 void churn(void);
+void hot(void);
+void cachesim_begin(void);
+void cachesim_end(void);
 
 #endif /* SK_WORKLOAD_USER_H */

@@ -178,3 +178,30 @@ int BPF_PROG(on_sock_cb, struct callback_head *head)
 	callback_ran(WL_CB_SOCK, head);
 	return 0;
 }
+
+/*
+ * The hot connection's records (sk-workload-hot.c): the address of each
+ * map's record in the two sockets whose ports are hot_port, so that cache
+ * misses on their lines can be told apart. Root may see addresses.
+ */
+__u16 hot_port;
+
+SEC("iter/tcp")
+int hot_records(struct bpf_iter__tcp *ctx)
+{
+	struct sock_common *skc = ctx->sk_common;
+	struct tcp_sock *tp;
+	__u64 in, dyn;
+
+	if (!skc || !hot_port)
+		return 0;
+	if (skc->skc_num != hot_port && bpf_ntohs(skc->skc_dport) != hot_port)
+		return 0;
+	tp = bpf_skc_to_tcp_sock(skc);
+	if (!tp)
+		return 0;
+	in = (__u64)(long)bpf_sk_storage_get(&inline_map, tp, 0, 0);
+	dyn = (__u64)(long)bpf_sk_storage_get(&dyn_map, tp, 0, 0);
+	BPF_SEQ_PRINTF(ctx->meta->seq, "%u %llx %llx\n", skc->skc_num, in, dyn);
+	return 0;
+}

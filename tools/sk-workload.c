@@ -81,7 +81,9 @@ static void usage(FILE *f)
 		"      --segment T        transactions per variant per pass (default 10000,\n"
 		"                         at most N)\n"
 		"      --churn-seconds S  per churn variant (default 60)\n"
-		"      --only reqresp|churn\n"
+		"      --only reqresp|churn|hot\n"
+		"                         hot: one connection on CPU 0 with and without\n"
+		"                         churn on CPU 1, per variant (sk-workload-hot.c)\n"
 		"      --cachesim         one phase per variant and N (--passes of them)\n"
 		"                         between cachesim_begin() and cachesim_end(),\n"
 		"                         labelled by cachesim-phase lines, no timing\n"
@@ -159,6 +161,8 @@ void variant_detach(void)
 
 bool churn_prog(const struct bpf_program *p)
 {
+	if (!strncmp(bpf_program__section_name(p), "iter/", 5))
+		return false;
 	return bpf_program__type(p) == BPF_PROG_TYPE_TRACING ||
 	       bpf_program__type(p) == BPF_PROG_TYPE_KPROBE;
 }
@@ -543,8 +547,9 @@ int main(int argc, char **argv)
 		case 'o':
 			cfg.reqresp = !strcmp(optarg, "reqresp");
 			cfg.churn = !strcmp(optarg, "churn");
-			if (!cfg.reqresp && !cfg.churn)
-				die("--only: reqresp or churn");
+			cfg.hot = !strcmp(optarg, "hot");
+			if (!cfg.reqresp && !cfg.churn && !cfg.hot)
+				die("--only: reqresp, churn or hot");
 			break;
 		case 'C':
 			cfg.cachesim = true;
@@ -572,6 +577,8 @@ int main(int argc, char **argv)
 		reqresp();
 	if (cfg.churn)
 		churn();
+	if (cfg.hot)
+		hot();
 	close(listen_fd);
 	sk_workload__destroy(skel);
 	cg_enter(CG_ROOT);

@@ -7,9 +7,11 @@
  * Hierarchy: a private L1D and L2 per vCPU and one LLC shared by all, each
  * set-associative with 64-byte lines and true LRU replacement. A lookup
  * goes L1, then L2, then LLC; a miss fills every level it passed (no
- * inclusion enforced, no back-invalidation, no coherence between the
- * private caches, no prefetcher). Loads and stores are alike
- * (write-allocate). An access that spans two lines is two accesses.
+ * inclusion enforced, no back-invalidation, no prefetcher). Loads and
+ * stores are alike (write-allocate). An access that spans two lines is two
+ * accesses. With coherence=on, a store invalidates its line in the other
+ * vCPUs' L1 and L2, and the next access there to the line is a coherence
+ * miss (counted as a miss at both levels, and on its own, by line).
  * Instruction fetches and MMIO are not simulated; a phase counts the
  * instructions its vCPU executed (whole translation blocks: one that an
  * interrupt cuts short counts in full).
@@ -38,11 +40,14 @@
  *   addr=phys|virt       default phys
  *   sim=all|phase        default all
  *   profile=on|off       misses per instruction per phase (default on)
+ *   coherence=on|off     stores invalidate other vCPUs' copies (default off)
  *
  * Output lines:
  *   # config ...
  *   phase ID vcpu V all ACC L1M L2M LLCM user ACC L1M L2M LLCM insns N
  *   insn ID VADDR L1M L2M LLCM      (instructions that missed L1, ID's phase)
+ *   coh ID LINEADDR N    (coherence=on: coherence misses on a line in ID;
+ *                        after a phase line, which then ends "coh N")
  *   lost ID begin-vcpu U end-vcpu V
  *   total vcpu V ACC L1M L2M LLCM   (the whole run, at exit)
  */
@@ -63,6 +68,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define PROF_SIZE	(1u << PROF_BITS)
 #define PROF_MAX	(PROF_SIZE / 2)
 #define KERNEL_START	0xffff800000000000ULL
+/* A tag whose line another vCPU's store invalidated. */
+#define TAG_INVALID	(1ULL << 63)
 
 struct cache {
 	uint64_t *tags;			/* sets x ways, line + 1, MRU first */
@@ -83,6 +90,12 @@ struct prof_entry {
 
 struct vcpu {
 	struct cache l1, l2;
+	pthread_mutex_t lock;		/* coherence=on: other vCPUs invalidate */
+	uint64_t coh;			/* coherence misses in the open phase */
+	struct prof_entry *coh_lines;	/* by line: pc is the line's address */
+	uint32_t *coh_used;
+	unsigned int nr_coh;
+	uint64_t coh_dropped;
 	long phase;			/* open phase, or -1 */
 	uint64_t insns;			/* executed in the open phase */
 	struct counts all, user, total;
@@ -100,7 +113,7 @@ static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *out;
 static uint64_t begin_pc, end_pc;
 static long next_phase;
-static bool use_phys = true, sim_all = true, profile = true;
+static bool use_phys = true, sim_all = true, profile = true, coherence;
 
 static void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -146,18 +159,22 @@ static int cache_init(struct cache *c, const char *name, uint64_t size,
 	return 0;
 }
 
-/* Look @line up in @c and make it the set's most recent; true on a hit. */
-static bool cache_access(struct cache *c, uint64_t line)
+/*
+ * Look @line up in @c and make it the set's most recent; true on a hit.
+ * *@invalid is set when the line was there, invalidated by another vCPU.
+ */
+static bool cache_access(struct cache *c, uint64_t line, bool *invalid)
 {
 	uint64_t *set = c->tags + (line & c->set_mask) * c->ways;
 	uint64_t tag = line + 1;
 	unsigned int i;
 
 	for (i = 0; i < c->ways; i++) {
-		if (set[i] == tag) {
+		if ((set[i] & ~TAG_INVALID) == tag) {
+			*invalid |= set[i] != tag;
 			memmove(set + 1, set, i * sizeof(*set));
 			set[0] = tag;
-			return true;
+			return !(*invalid);
 		}
 	}
 	memmove(set + 1, set, (c->ways - 1) * sizeof(*set));
@@ -165,17 +182,33 @@ static bool cache_access(struct cache *c, uint64_t line)
 	return false;
 }
 
-/* The level that served @line: 0 L1, 1 L2, 2 LLC, 3 memory. */
-static int hierarchy_access(struct vcpu *v, uint64_t line)
+/* Another vCPU stored to @line: mark @c's copy, if any, invalid. */
+static void cache_invalidate(struct cache *c, uint64_t line)
 {
-	bool hit;
+	uint64_t *set = c->tags + (line & c->set_mask) * c->ways;
+	unsigned int i;
 
-	if (cache_access(&v->l1, line))
+	for (i = 0; i < c->ways; i++)
+		if (set[i] == line + 1)
+			set[i] |= TAG_INVALID;
+}
+
+/*
+ * The level that served @line: 0 L1, 1 L2, 2 LLC, 3 memory; *@invalid
+ * when L1 had it invalidated by another vCPU.
+ */
+static int hierarchy_access(struct vcpu *v, uint64_t line, bool *invalid)
+{
+	bool hit, l2_invalid = false;
+
+	*invalid = false;
+	if (cache_access(&v->l1, line, invalid))
 		return 0;
-	if (cache_access(&v->l2, line))
+	if (cache_access(&v->l2, line, &l2_invalid) && !*invalid)
 		return 1;
+	/* An invalidated line comes from the LLC, as from another core. */
 	pthread_mutex_lock(&llc_lock);
-	hit = cache_access(&llc, line);
+	hit = cache_access(&llc, line, &l2_invalid);
 	pthread_mutex_unlock(&llc_lock);
 	return hit ? 2 : 3;
 }
@@ -189,29 +222,67 @@ static void count(struct counts *c, int level)
 		c->miss[i]++;
 }
 
-static void prof_count(struct vcpu *v, uint64_t pc, int level)
+/* @key's entry in a profile table, or NULL when the table is full. */
+static struct prof_entry *prof_entry(struct prof_entry *table, uint32_t *used,
+				     unsigned int *nr, uint64_t *dropped,
+				     uint64_t key)
 {
-	uint32_t h = (uint32_t)((pc * 0x9e3779b97f4a7c15ULL) >> (64 - PROF_BITS));
+	uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - PROF_BITS));
 	struct prof_entry *e;
-	int i;
 
 	for (;;) {
-		e = &v->prof[h];
-		if (e->pc == pc)
-			break;
+		e = &table[h];
+		if (e->pc == key)
+			return e;
 		if (!e->pc) {
-			if (v->nr_prof == PROF_MAX) {
-				v->prof_dropped++;
-				return;
+			if (*nr == PROF_MAX) {
+				(*dropped)++;
+				return NULL;
 			}
-			e->pc = pc;
-			v->prof_used[v->nr_prof++] = h;
-			break;
+			e->pc = key;
+			used[(*nr)++] = h;
+			return e;
 		}
 		h = (h + 1) & (PROF_SIZE - 1);
 	}
-	for (i = 0; i < level; i++)
+}
+
+static void prof_count(struct vcpu *v, uint64_t pc, int level)
+{
+	struct prof_entry *e;
+	int i;
+
+	e = prof_entry(v->prof, v->prof_used, &v->nr_prof, &v->prof_dropped, pc);
+	for (i = 0; e && i < level; i++)
 		e->miss[i]++;
+}
+
+static void coh_count(struct vcpu *v, uint64_t line)
+{
+	struct prof_entry *e;
+
+	v->coh++;
+	e = prof_entry(v->coh_lines, v->coh_used, &v->nr_coh, &v->coh_dropped,
+		       line << LINE_SHIFT);
+	if (e)
+		e->miss[0]++;
+}
+
+/* @line was stored to by @cpu: no other vCPU's private copy stays valid. */
+static void invalidate_others(unsigned int cpu, uint64_t line)
+{
+	struct vcpu *w;
+	int i;
+
+	for (i = 0; i < nr_vcpus; i++) {
+		if (i == (int)cpu)
+			continue;
+		w = &vcpus[i];
+		pthread_mutex_lock(&w->lock);
+		cache_invalidate(&w->l1, line);
+		cache_invalidate(&w->l2, line);
+		pthread_mutex_unlock(&w->lock);
+	}
 }
 
 static void vcpu_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
@@ -221,6 +292,7 @@ static void vcpu_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 	long phase = __atomic_load_n(&v->phase, __ATOMIC_RELAXED);
 	struct qemu_plugin_hwaddr *hw;
 	uint64_t addr = vaddr, line, last;
+	bool store = qemu_plugin_mem_is_store(info), invalid;
 	unsigned int size;
 	int level;
 
@@ -234,7 +306,16 @@ static void vcpu_mem(unsigned int cpu, qemu_plugin_meminfo_t info,
 	size = 1u << qemu_plugin_mem_size_shift(info);
 	last = (addr + size - 1) >> LINE_SHIFT;
 	for (line = addr >> LINE_SHIFT; line <= last; line++) {
-		level = hierarchy_access(v, line);
+		if (coherence)
+			pthread_mutex_lock(&v->lock);
+		level = hierarchy_access(v, line, &invalid);
+		if (coherence) {
+			if (invalid && phase >= 0)
+				coh_count(v, line);
+			pthread_mutex_unlock(&v->lock);
+			if (store)
+				invalidate_others(cpu, line);
+		}
 		count(&v->total, level);
 		if (phase < 0)
 			continue;
@@ -254,6 +335,11 @@ static void prof_clear(struct vcpu *v)
 		memset(&v->prof[v->prof_used[i]], 0, sizeof(*v->prof));
 	v->nr_prof = 0;
 	v->prof_dropped = 0;
+	for (i = 0; i < v->nr_coh; i++)
+		memset(&v->coh_lines[v->coh_used[i]], 0, sizeof(*v->coh_lines));
+	v->nr_coh = 0;
+	v->coh_dropped = 0;
+	v->coh = 0;
 }
 
 /* Another vCPU's open phase, closed as lost; under out_lock. */
@@ -301,9 +387,20 @@ static void phase_end(unsigned int cpu, void *udata)
 		return;
 	}
 	emit("phase %ld vcpu %u all %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-	     " user %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " insns %" PRIu64 "\n",
+	     " user %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " insns %" PRIu64 "%s",
 	     v->phase, cpu, a.acc, a.miss[0], a.miss[1], a.miss[2],
-	     u.acc, u.miss[0], u.miss[1], u.miss[2], v->insns);
+	     u.acc, u.miss[0], u.miss[1], u.miss[2], v->insns,
+	     coherence ? "" : "\n");
+	if (coherence) {
+		emit(" coh %" PRIu64 "\n", v->coh);
+		for (i = 0; i < v->nr_coh; i++) {
+			e = &v->coh_lines[v->coh_used[i]];
+			emit("coh %ld 0x%" PRIx64 " %" PRIu64 "\n",
+			     v->phase, e->pc, e->miss[0]);
+		}
+		if (v->coh_dropped)
+			emit("coh %ld dropped %" PRIu64 "\n", v->phase, v->coh_dropped);
+	}
 	for (i = 0; profile && i < v->nr_prof; i++) {
 		e = &v->prof[v->prof_used[i]];
 		emit("insn %ld 0x%" PRIx64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
@@ -428,6 +525,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			ok = (sim_all = !strcmp(val, "all")) || !strcmp(val, "phase");
 		else if (!strcmp(opt, "profile"))
 			ok = (profile = !strcmp(val, "on")) || !strcmp(val, "off");
+		else if (!strcmp(opt, "coherence"))
+			ok = (coherence = !strcmp(val, "on")) || !strcmp(val, "off");
 		else
 			ok = parse_number_option(opt, val, numbers);
 		if (!ok) {
@@ -464,16 +563,19 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			return -1;
 		v->prof = calloc(PROF_SIZE, sizeof(*v->prof));
 		v->prof_used = calloc(PROF_MAX, sizeof(*v->prof_used));
-		if (!v->prof || !v->prof_used)
+		v->coh_lines = calloc(PROF_SIZE, sizeof(*v->coh_lines));
+		v->coh_used = calloc(PROF_MAX, sizeof(*v->coh_used));
+		if (!v->prof || !v->prof_used || !v->coh_lines || !v->coh_used)
 			return -1;
+		pthread_mutex_init(&v->lock, NULL);
 	}
 	if (cache_init(&llc, "llc", size[2], ways[2]))
 		return -1;
 	emit("# config line 64 l1 %" PRIu64 " %" PRIu64 " l2 %" PRIu64 " %" PRIu64
 	     " llc %" PRIu64 " %" PRIu64 " vcpus %d addr %s sim %s begin 0x%" PRIx64
-	     " end 0x%" PRIx64 "\n", size[0], ways[0], size[1], ways[1], size[2],
-	     ways[2], nr_vcpus, use_phys ? "phys" : "virt", sim_all ? "all" : "phase",
-	     begin_pc, end_pc);
+	     " end 0x%" PRIx64 " coherence %s\n", size[0], ways[0], size[1], ways[1],
+	     size[2], ways[2], nr_vcpus, use_phys ? "phys" : "virt",
+	     sim_all ? "all" : "phase", begin_pc, end_pc, coherence ? "on" : "off");
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
 	return 0;

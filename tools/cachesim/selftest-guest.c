@@ -11,6 +11,7 @@
  * come from nm.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -136,6 +137,56 @@ static __attribute__((noinline)) uint64_t lru_pattern(const char *buf, long roun
 	return sum;
 }
 
+/*
+ * Coherence: one line read over and over on this vCPU while a thread on
+ * the other one stores to it (coherence misses) or to a line of its own
+ * a page away (none).
+ */
+static volatile int writer_state;	/* 0 wait, 1 store, -1 exit */
+static volatile long writer_stores;
+static char *writer_target;
+
+static void *writer(void *arg)
+{
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	CPU_SET((long)arg, &cpus);
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+	while (writer_state >= 0) {
+		if (writer_state == 1) {
+			*(volatile uint64_t *)writer_target += 1;
+			writer_stores++;
+		}
+	}
+	return NULL;
+}
+
+static __attribute__((noinline)) uint64_t reread(const char *line, long n)
+{
+	uint64_t sum = 0;
+
+	while (n--)
+		sum += *(const volatile uint64_t *)line;
+	return sum;
+}
+
+static void coherence_test(const char *test, char *line, char *target, long reads)
+{
+	long start;
+
+	writer_target = target;
+	start = writer_stores;
+	writer_state = 1;
+	while (writer_stores < start + 1000)
+		;
+	cachesim_begin();
+	reread(line, reads);
+	cachesim_end();
+	writer_state = 0;
+	report(test, 1, reads);
+}
+
 int main(void)
 {
 	size_t chase_size = 4 * (size_t)LLC_SIZE;
@@ -175,5 +226,18 @@ int main(void)
 	lru_pattern(lru, rounds);
 	cachesim_end();
 	report("lru", 1, rounds * L1_WAYS * 2);
+	{
+		char *lines = buffer(2 * 4096);
+		pthread_t thr;
+
+		if (pthread_create(&thr, NULL, writer, (void *)(long)!sched_getcpu())) {
+			fprintf(stderr, "cachesim-selftest: pthread_create failed\n");
+			return 1;
+		}
+		coherence_test("coh-shared", lines, lines, 200000);
+		coherence_test("coh-private", lines, lines + 4096, 200000);
+		writer_state = -1;
+		pthread_join(thr, NULL);
+	}
 	return p == NULL;
 }
