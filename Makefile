@@ -40,7 +40,7 @@ CHECK_BOOTS	?= off: \
 DEMO_APPEND	?= sysctl.net.core.bpf_sk_inline_bytes=128
 
 .PHONY: help deps tree kernel selftests rootfs check demo shell patches checkpatch shellcheck \
-	bisect-build build-matrix kernel-debug kernel-pristine check-debug memcg sparse bench bench-plot clean distclean \
+	bisect-build bisect-boot build-matrix kernel-debug kernel-pristine check-debug memcg sparse bench bench-plot clean distclean \
 	cachesim cachesim-selftest bench-misses workload tax many-maps hot-churn
 
 help:
@@ -61,6 +61,8 @@ help:
 	@echo "checkpatch  scripts/checkpatch.pl --strict on every patch"
 	@echo "shellcheck  shellcheck on every shell script of the project"
 	@echo "bisect-build build the kernel at every commit of the series"
+	@echo "bisect-boot  boot each of those kernels with a tail and run the tree's"
+	@echo "             sk storage selftests"
 	@echo "build-matrix compile net/core and kernel/bpf for i386, arm64, MEMCG=n,"
 	@echo "             BPF_SYSCALL=n, CGROUPS=n, INET=n (MATRIX_EACH=1: every commit,"
 	@echo "             the files it changed; MATRIX_FULL=1 too: the folders)"
@@ -469,6 +471,11 @@ sparse: tree $(OBJ)/.config
 # BISECT_FROM=<commit> checks only the commits after it.
 bisect-build: tree $(OBJ)/.config
 	@JOBS=$(JOBS) series/bisect-build $(TREE) $(BUILD)/bisect $(OBJ)/.config $(BISECT_FROM)
+
+# Every commit's kernel that bisect-build kept, booted with a tail, runs
+# the tree's sk storage selftests (series/bisect-boot).
+bisect-boot: upstream-selftests
+	@series/bisect-boot $(BUILD)/bisect $(BPFST_ROOT)
 
 clean:
 	rm -rf $(OBJ) $(KSFT_INSTALL) $(ROOTFS) $(BUILD)/bzImage $(BUILD)/logs
