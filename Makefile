@@ -30,7 +30,7 @@ KMAKE		:= $(MAKE) -C $(TREE) O=$(abspath $(OBJ)) ARCH=x86_64 -j$(JOBS)
 # the command line, in a different spelling in each boot.
 CHECK_BOOTS	?= off: \
 		   tail128:sysctl.net.core.bpf_sk_inline_bytes=128 \
-		   unaligned100:sysctl..net.core.bpf_sk_inline_bytes=100 \
+		   'unaligned100:sysctl.net.core.bpf_sk_inline_bytes=-1 sysctl..net.core.bpf_sk_inline_bytes=100' \
 		   'tail1024:sysctl/net/core/bpf_sk_inline_bytes=1024 sysctl.net.core.bpf_sk_inline_protos=all init_on_alloc=1' \
 		   'protos:sysctl./net/core/bpf_sk_inline_bytes=128 sysctl.net/core.bpf_sk_inline_protos=UNIX sysctl/net.core//bpf_sk_inline_protos=TCP,UDP,TCPv6,UDPv6,NOSUCH' \
 		   'toolarge:sysctl.net/core/bpf_sk_inline_bytes=128 sysctl.net.core.bpf_sk_inline_bytes=4096' \
@@ -41,7 +41,7 @@ DEMO_APPEND	?= sysctl.net.core.bpf_sk_inline_bytes=128
 
 .PHONY: help deps tree kernel selftests rootfs check demo shell patches checkpatch shellcheck \
 	bisect-build bisect-boot build-matrix kernel-debug kernel-pristine check-debug memcg sparse bench bench-plot clean distclean \
-	cachesim cachesim-selftest bench-misses workload tax many-maps hot-churn
+	cachesim cachesim-selftest bench-misses workload tax layout many-maps hot-churn
 
 help:
 	@echo "help        this list"
@@ -54,7 +54,8 @@ help:
 	@echo "            and the tree's BPF selftests for sk storage under two of them"
 	@echo "upstream-selftests  build those selftests into $(BPFST) (clang-19)"
 	@echo "check-upstream      run only those selftests, in the boots check runs them in"
-	@echo "demo        boot with $(DEMO_APPEND) and show the sysctl and caches"
+	@echo "demo        boot with $(DEMO_APPEND) and show the sysctl, the socket"
+	@echo "            caches, which maps get a slot and who pays for values"
 	@echo "shell       a shell in that guest on this terminal (DEMO_APPEND=...:"
 	@echo "            other kernel arguments; exit or Ctrl-A X to leave)"
 	@echo "patches     regenerate the patch files from the commits in $(TREE)"
@@ -63,14 +64,17 @@ help:
 	@echo "bisect-build build the kernel at every commit of the series"
 	@echo "bisect-boot  boot each of those kernels with a tail and run the tree's"
 	@echo "             sk storage selftests"
-	@echo "build-matrix compile net/core and kernel/bpf for i386, arm64, MEMCG=n,"
-	@echo "             BPF_SYSCALL=n, CGROUPS=n, INET=n (MATRIX_EACH=1: every commit,"
-	@echo "             the files it changed; MATRIX_FULL=1 too: the folders)"
+	@echo "build-matrix compile net/core, kernel/bpf and fs/proc for i386, arm64,"
+	@echo "             MEMCG=n, BPF_SK_INLINE_STORAGE=n, BPF_SYSCALL=n, CGROUPS=n,"
+	@echo "             INET=n (MATRIX_EACH=1: every commit, the files it changed;"
+	@echo "             MATRIX_FULL=1 too: the folders)"
 	@echo "kernel-pristine  the same kernel without the series (for bench)"
 	@echo "kernel-debug build that kernel into $(BUILD)/bzImage-debug"
 	@echo "check-debug  run the kselftests on a KASAN/lockdep/kmemleak kernel"
 	@echo "memcg       compare memcg charges of dynamic and inline sk storage (doc/memcg.md)"
-	@echo "tax         socket sizes and memcg charge per protocol, tail 0 and 128 (doc/tax.md)"
+	@echo "tax         socket sizes and memcg charge per protocol, tail 0 and 128, next"
+	@echo "            to a first dynamic value's charge (doc/tax.md)"
+	@echo "layout      offsets and cache lines of the fields the lookups read (doc/layout.md)"
 	@echo "sparse      sparse on the files the series touches (new warnings fail)"
 	@echo "bench       benchmark lookups, memory, map free, socket cost (doc/bench.md); then workload"
 	@echo "workload    request/response and churn workloads, inline against dynamic,"
@@ -82,7 +86,8 @@ help:
 	@echo "            cache simulator with coherence, per HOT_KERNELS (doc/hot-churn.md)"
 	@echo "cachesim    build the cache simulator plugin (tools/cachesim) and its self-test"
 	@echo "cachesim-selftest  run only the simulator's self-test (part of check)"
-	@echo "bench-misses  simulated cache misses per lookup, table, plot and profiles"
+	@echo "bench-misses  simulated cache misses per lookup, the cold walk's goals, table,"
+	@echo "             plot and profiles (doc/bench-misses.md)"
 	@echo "verifier-stats  veristat over every sk storage program: unpatched, tail 0"
 	@echo "             (must be equal) and tail 128, as doc/verifier-stats.md"
 	@echo "clean       remove the kernel objects, the guest and the logs"
@@ -240,9 +245,9 @@ DEBUG_OBJ	:= $(BUILD)/obj-debug
 DEBUG_KMAKE	:= $(MAKE) -C $(TREE) O=$(abspath $(DEBUG_OBJ)) ARCH=x86_64 -j$(JOBS)
 # Fewer boots than "make check": the checkers make each one slower. One
 # boot has 4 vCPUs, for races that 2 hide; on a 2-core host they run at
-# half speed, so the churn of the stress test runs twice as long there
-# (an unknown NAME=value on the kernel command line reaches init's
-# environment).
+# half speed, so both churns of the stress test run 16 s there, against
+# 8 s and 5 s (an unknown NAME=value on the kernel command line reaches
+# init's environment).
 DEBUG_BOOTS	?= off: \
 		   'tail128:sysctl.net.core.bpf_sk_inline_bytes=128 init_on_alloc=1' \
 		   'unaligned100@4:sysctl/net/core/bpf_sk_inline_bytes=100 sysctl.net.core.bpf_sk_inline_protos=all SK_STRESS_SECONDS=16'
@@ -307,6 +312,10 @@ memcg: kernel rootfs
 tax: kernel rootfs
 	@tools/tax-report --kernel $(BUILD)/bzImage --initramfs $(ROOTFS) \
 		--logs $(BUILD)/logs --made-by "make tax" --out doc/tax.md
+
+# Where the fields the lookups read sit in the built kernel (pahole).
+layout: kernel
+	@tools/layout-report --vmlinux $(OBJ)/vmlinux --made-by "make layout" --out doc/layout.md
 
 # The benchmark in guests of its own. First the dynamic lookup at tail 0
 # against the kernel without the series, boots of each in turn (TCG's
@@ -540,6 +549,12 @@ bench-misses: kernel $(BENCH)/initramfs.cpio $(CACHESIM_SO)
 	gnuplot -e "data='$(MISSES)/misses.dat'; out='doc/bench-misses.png'" \
 		tools/cachesim/bench-misses.gp
 	@{ echo "# Simulated cache misses per lookup (make bench-misses)"; echo; \
+	   echo "Generated by \`make bench-misses\` (boot: $(BENCH_APPEND)); not edited by hand."; \
+	   echo "The cold walk is the one upstream's sk-storage-get benchmark makes: an"; \
+	   echo "iterator (iter/udp, iter/tcp) visits every socket once and looks up one"; \
+	   echo "value in each (raw: a read of sk_mark instead; hash: a hash map keyed by"; \
+	   echo "the socket cookie). [performance.md](performance.md) says why the goals are these."; \
+	   echo; cat $(MISSES)/goals.md; echo; \
 	   echo "Cold walk, misses per lookup beyond the visit-only pass, median of the passes:"; \
 	   echo; cat $(MISSES)/misses.md; echo; \
 	   echo "Hot walk (one socket, 100,000 lookups in bpf_loop()), memory accesses and"; \

@@ -289,6 +289,4 @@ TEST_F(diag, value_of_a_freed_map_is_not_reported_under_the_map_that_reuses_its_
 	expect_nr(_metadata, variant, &res, 0);
 }
 
-/* ---- maps of the BPF object: clone, spin lock, iterator ---- */
-
 TEST_HARNESS_MAIN

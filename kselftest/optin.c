@@ -228,7 +228,7 @@ TEST_F(optin, a_map_that_cannot_live_inline_says_why)
 	expect_placement(_metadata, self, big, BPF_SK_STORAGE_TOO_LARGE,
 			 "too large");
 	expect_placement(_metadata, self, clone, BPF_SK_STORAGE_NOT_INLINABLE,
-			 "special fields");
+			 "BPF_F_CLONE or special fields");
 	close(big);
 	close(clone);
 }
@@ -276,7 +276,7 @@ TEST_F(optin, a_required_clone_map_is_refused_with_einval)
 	map = create_sk_map(VALUE_SIZE, BPF_F_CLONE);
 	ASSERT_LE(0, map);
 	expect_placement(_metadata, self, map, BPF_SK_STORAGE_NOT_INLINABLE,
-			 "special fields");
+			 "BPF_F_CLONE or special fields");
 	close(map);
 }
 

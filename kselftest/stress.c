@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Churn, bounded in time, on 2 vCPUs. TCP connections (accepted from a
+ * Churn, bounded in time. TCP connections (accepted from a
  * listener that holds an inline value and a clone map value) and UDP
  * sockets come and go with values created, read and deleted by the helpers;
  * sk storage maps of several sizes are created, filled and freed beside
@@ -12,9 +12,9 @@
  * frees a small map under the leak policy (net.core.bpf_sk_inline_reuse
  * = 0) while the others are reused: it leaks exactly its slot, which no
  * later map gets. That runs last and takes LEAK_MAPS * 16 bytes of the
- * tail, no more, from the "leak" test that follows.
+ * tail, no more, from the "leak" test that runs last of all.
  *
- * SK_STRESS_SECONDS in the environment sets the length of each churn.
+ * SK_STRESS_SECONDS in the environment sets the length of both churns.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>

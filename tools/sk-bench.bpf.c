@@ -15,8 +15,8 @@
  * With hot_iters set, the first socket that holds a value after hot_skip
  * others is read hot_iters times in a bpf_loop() that is timed here; the
  * other sockets are skipped. hot_full runs the same loop from a
- * cgroup/getsockopt program, whose socket the verifier knows to be full:
- * its inline lookup has no NULL or state test.
+ * cgroup/getsockopt program, whose socket the verifier knows not to be
+ * NULL: its inline lookup has no NULL test, and keeps the state test.
  *
  * fentry/fexit on bpf_sk_storage_map_free() time the deferred free of the
  * map named free_name: its id is released before that work is queued.

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sk-tax-open: join a cgroup, open N sockets of one protocol and hold
- * them, for tools/sk-tax to read memory.current around. No BPF.
+ * them, for tools/sk-tax to read memory.current around. No BPF program.
  *
- *   sk-tax-open [-c CGROUP] PROTO N
+ *   sk-tax-open [-c CGROUP] [-v BYTES] PROTO N
  *
  * Joins CGROUP (a cgroup v2 directory), raises RLIMIT_NOFILE and grows
  * the fd table to its final size, prints "ready 0", waits for a line on
  * stdin, opens the sockets, prints "ready SOCKETS" (UNIX, UNIX-STREAM:
  * N socketpairs, 2N sockets) and waits for stdin to close before it exits.
+ * With -v, after "ready SOCKETS" it waits for another line, creates an sk
+ * storage map that does not ask for a slot (upstream's dynamic storage),
+ * gives every socket a BYTES value through the syscall and prints
+ * "values SOCKETS": what a socket's first dynamic value costs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +26,9 @@
 #include <linux/if_ether.h>
 #include <linux/netlink.h>
 #include <linux/vm_sockets.h>
+#include <linux/btf.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
 
 #define TOOL_NAME "sk-tax-open"
 #include "tool_util.h"
@@ -59,10 +66,13 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: sk-tax-open [-c CGROUP] PROTO N\n"
+	fprintf(f, "usage: sk-tax-open [-c CGROUP] [-v BYTES] PROTO N\n"
 		"Join CGROUP, print \"ready 0\", wait for a line on stdin, open N\n"
 		"sockets of PROTO (UNIX, UNIX-STREAM: N socketpairs), print\n"
-		"\"ready SOCKETS\" and hold them until stdin closes. PROTO is one of:\n");
+		"\"ready SOCKETS\" and hold them until stdin closes. With -v, wait\n"
+		"for another line, give each socket a value of BYTES (1..4096) in an\n"
+		"sk storage map that does not ask for a slot (the dynamic storage),\n"
+		"created in CGROUP, and print \"values SOCKETS\". PROTO is one of:\n");
 	for (i = 0; i < ARRAY_SIZE(protos); i++)
 		fprintf(f, " %s", protos[i].name);
 	fprintf(f, "\nExit status 3: this kernel or user cannot create PROTO sockets.\n");
@@ -79,19 +89,53 @@ static int wait_line(void)
 	return -1;
 }
 
+/* An sk storage map that keeps upstream's dynamic storage (no map_extra). */
+static int dynamic_map_create(unsigned int value_size)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+	struct btf *btf = btf__new_empty();
+	int key, u8, arr, fd;
+
+	if (!btf)
+		return -ENOMEM;
+	key = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	u8 = btf__add_int(btf, "unsigned char", 1, 0);
+	arr = btf__add_array(btf, key, u8, value_size);
+	if (key < 0 || u8 < 0 || arr < 0 || btf__load_into_kernel(btf)) {
+		btf__free(btf);
+		return -EINVAL;
+	}
+	opts.btf_fd = btf__fd(btf);
+	opts.btf_key_type_id = key;
+	opts.btf_value_type_id = arr;
+	fd = bpf_map_create(BPF_MAP_TYPE_SK_STORAGE, "sk_tax_value", 4, value_size, 0, &opts);
+	if (fd < 0)
+		fd = -errno;
+	btf__free(btf);
+	return fd;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cg = NULL;
 	struct rlimit rl;
-	long n, i, opened = 0;
+	long n, i, opened = 0, value_bytes = 0;
+	int opt, fd, map, first_fd = -1, sv[2];
+	static char value[4096];
+	char *end;
 	size_t p;
-	int opt, fd, sv[2];
 
-	while ((opt = getopt(argc, argv, "c:h")) != -1) {
-		if (opt == 'c')
+	while ((opt = getopt(argc, argv, "c:v:h")) != -1) {
+		if (opt == 'c') {
 			cg = optarg;
-		else
+		} else if (opt == 'v') {
+			errno = 0;
+			value_bytes = strtol(optarg, &end, 10);
+			if (errno || *end || value_bytes < 1 || value_bytes > (long)sizeof(value))
+				die("-v %s: value bytes must be 1..%zu", optarg, sizeof(value));
+		} else {
 			usage_exit(usage, opt);
+		}
 	}
 	if (argc - optind != 2)
 		usage_exit(usage, '?');
@@ -141,15 +185,32 @@ int main(int argc, char **argv)
 		if (protos[p].family == AF_UNIX) {
 			if (socketpair(AF_UNIX, protos[p].type, 0, sv))
 				die("socketpair %ld: %s", i, strerror(errno));
+			fd = sv[0];
 			opened += 2;
 		} else {
-			if (socket(protos[p].family, protos[p].type, protos[p].protocol) < 0)
+			fd = socket(protos[p].family, protos[p].type, protos[p].protocol);
+			if (fd < 0)
 				die("socket %s %ld: %s", protos[p].name, i, strerror(errno));
 			opened++;
 		}
+		if (first_fd < 0)
+			first_fd = fd;
 	}
 	printf("ready %ld\n", opened);
 	fflush(stdout);
+	if (value_bytes) {
+		if (wait_line())
+			return 0;
+		/* The fds are consecutive: the sockets' from first_fd on. */
+		map = dynamic_map_create(value_bytes);
+		if (map < 0)
+			die("sk storage map of %ld bytes: %s", value_bytes, strerror(-map));
+		for (fd = first_fd; fd < first_fd + opened; fd++)
+			if (bpf_map_update_elem(map, &fd, value, BPF_NOEXIST))
+				die("value of socket fd %d: %s", fd, strerror(errno));
+		printf("values %ld\n", opened);
+		fflush(stdout);
+	}
 	while (wait_line() == 0)
 		;
 	return 0;
