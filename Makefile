@@ -41,7 +41,7 @@ DEMO_APPEND	?= sysctl.net.core.bpf_sk_inline_bytes=128
 
 .PHONY: help deps tree kernel selftests rootfs check demo shell patches checkpatch shellcheck \
 	bisect-build bisect-boot build-matrix kernel-debug kernel-pristine check-debug memcg sparse bench bench-plot clean distclean \
-	cachesim cachesim-selftest bench-misses workload tax layout many-maps hot-churn
+	cachesim cachesim-selftest bench-misses bench-misses-doc workload tax layout many-maps hot-churn
 
 help:
 	@echo "help        this list"
@@ -88,6 +88,7 @@ help:
 	@echo "cachesim-selftest  run only the simulator's self-test (part of check)"
 	@echo "bench-misses  simulated cache misses per lookup, the cold walk's goals, table,"
 	@echo "             plot and profiles (doc/bench-misses.md)"
+	@echo "bench-misses-doc  that document again from the last run's counts"
 	@echo "verifier-stats  veristat over every sk storage program: unpatched, tail 0"
 	@echo "             (must be equal) and tail 128, as doc/verifier-stats.md"
 	@echo "clean       remove the kernel objects, the guest and the logs"
@@ -103,13 +104,14 @@ tree: deps
 
 # One configuration rule for the normal, debug and pristine kernels:
 # tinyconfig, then the fragments $(3) merged into $(2)/.config for the
-# source tree $(1), each fragment checked to have survived olddefconfig.
+# source tree $(1), each fragment checked to have survived olddefconfig
+# (with $(4), a tree: but for the options that tree does not have).
 define kernel_config
 	@mkdir -p $(2)
 	$(MAKE) -C $(1) O=$(abspath $(2)) ARCH=x86_64 -s tinyconfig >/dev/null
 	$(1)/scripts/kconfig/merge_config.sh -m -O $(2) $(2)/.config $(3) >/dev/null
 	$(MAKE) -C $(1) O=$(abspath $(2)) ARCH=x86_64 -s olddefconfig
-	@for f in $(3); do vm/check-config $(2)/.config $$f || exit 1; done
+	@for f in $(3); do vm/check-config $(2)/.config $$f $(4) || exit 1; done
 endef
 
 $(OBJ)/.config: vm/kernel.config | tree
@@ -270,7 +272,7 @@ $(PRISTINE_TREE)/Makefile: | tree
 	git -C $(TREE) worktree add --detach $(abspath $(PRISTINE_TREE)) pristine
 
 $(PRISTINE_OBJ)/.config: vm/kernel.config | $(PRISTINE_TREE)/Makefile
-	$(call kernel_config,$(PRISTINE_TREE),$(PRISTINE_OBJ),vm/kernel.config)
+	$(call kernel_config,$(PRISTINE_TREE),$(PRISTINE_OBJ),vm/kernel.config,$(PRISTINE_TREE))
 
 kernel-pristine: $(PRISTINE_OBJ)/.config
 	$(PRISTINE_KMAKE) bzImage
@@ -545,6 +547,14 @@ bench-misses: kernel $(BENCH)/initramfs.cpio $(CACHESIM_SO)
 		--initramfs $(BENCH)/initramfs.cpio --system-map $(OBJ)/System.map \
 		--append "$(BENCH_APPEND)" --vm "$(MISSES_VM)" --out $(MISSES) \
 		-- -n $(MISSES_N) $(MISSES_ARGS)
+	@$(MAKE) -s bench-misses-doc
+
+# The documents of the last bench-misses run, from its raw counts again.
+bench-misses-doc:
+	@test -f $(MISSES)/cachesim.out || { echo "bench-misses-doc: no run in $(MISSES)" >&2; exit 1; }
+	@tools/cachesim/misses-table $(MISSES)/guest.txt $(MISSES)/cachesim.out \
+		--dat $(MISSES)/misses.dat --md $(MISSES)/misses.md \
+		--md-hot $(MISSES)/misses-hot.md --md-goals $(MISSES)/goals.md > $(MISSES)/table.txt
 	@mkdir -p doc
 	gnuplot -e "data='$(MISSES)/misses.dat'; out='doc/bench-misses.png'" \
 		tools/cachesim/bench-misses.gp

@@ -14,7 +14,9 @@
 #include <sys/klog.h>
 #include <linux/types.h>
 #include <linux/bpf.h>
+#include <linux/btf.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 
 #define INLINE_BYTES_SYSCTL	"/proc/sys/net/core/bpf_sk_inline_bytes"
 #define INLINE_PROTOS_SYSCTL	"/proc/sys/net/core/bpf_sk_inline_protos"
@@ -759,6 +761,55 @@ static inline bool kmsg_report(int fd, char *out, size_t len)
 			return true;
 		}
 	}
+}
+
+/* BTF for an sk storage map: int key, value of @value_size bytes. */
+static inline struct btf *sk_map_btf(unsigned int value_size, __u32 *key_id,
+				     __u32 *value_id)
+{
+	struct btf *btf = btf__new_empty();
+	int int_id, u8_id, arr_id;
+
+	if (!btf)
+		return NULL;
+	int_id = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	u8_id = btf__add_int(btf, "unsigned char", 1, 0);
+	arr_id = btf__add_array(btf, int_id, u8_id, value_size);
+	if (int_id < 0 || u8_id < 0 || arr_id < 0 || btf__load_into_kernel(btf)) {
+		btf__free(btf);
+		return NULL;
+	}
+	*key_id = int_id;
+	*value_id = arr_id;
+	return btf;
+}
+
+/*
+ * Create an sk storage map named @name with a @value_size value, asking
+ * for a slot with @map_extra SK_INLINE_REQUEST (SK_INLINE_REQUIRE: or
+ * failing); its fd or -errno.
+ */
+static inline int create_sk_map_named(const char *name, unsigned int value_size,
+				      __u32 extra_flags, __u64 map_extra)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	__u32 key_id, value_id;
+	struct btf *btf;
+	int fd;
+
+	btf = sk_map_btf(value_size, &key_id, &value_id);
+	if (!btf)
+		return -EINVAL;
+	opts.btf_fd = btf__fd(btf);
+	opts.btf_key_type_id = key_id;
+	opts.btf_value_type_id = value_id;
+	opts.map_flags = BPF_F_NO_PREALLOC | extra_flags;
+	opts.map_extra = map_extra;
+	fd = bpf_map_create(BPF_MAP_TYPE_SK_STORAGE, name, 4, value_size, 0,
+			    &opts);
+	fd = fd < 0 ? -errno : fd;
+	btf__free(btf);
+	return fd;
 }
 
 #endif

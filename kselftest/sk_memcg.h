@@ -223,29 +223,9 @@ static inline long stable_current(const char *cg)
 
 static inline int sk_map_create(unsigned int value_size, __u32 flags)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts);
-	struct btf *btf = btf__new_empty();
-	int key, byte, arr, fd = -1;
-
-	if (!btf)
-		return -ENOMEM;
-	key = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
-	byte = btf__add_int(btf, "unsigned char", 1, 0);
-	arr = btf__add_array(btf, key, byte, value_size);
-	if (key > 0 && byte > 0 && arr > 0 && !btf__load_into_kernel(btf)) {
-		opts.btf_fd = btf__fd(btf);
-		opts.btf_key_type_id = key;
-		opts.btf_value_type_id = arr;
-		opts.map_flags = BPF_F_NO_PREALLOC | flags;
-		/* Asking is refused (EINVAL) by a kernel without the series. */
-		opts.map_extra = access(INLINE_BYTES_SYSCTL, F_OK) ? 0 : SK_INLINE_REQUEST;
-		fd = bpf_map_create(BPF_MAP_TYPE_SK_STORAGE, "sk_memcg", 4,
-				    value_size, 0, &opts);
-		if (fd < 0)
-			fd = -errno;
-	}
-	btf__free(btf);
-	return fd;
+	/* Asking is refused (EINVAL) by a kernel without the series. */
+	return create_sk_map_named("sk_memcg", value_size, flags,
+				   access(INLINE_BYTES_SYSCTL, F_OK) ? 0 : SK_INLINE_REQUEST);
 }
 
 /*

@@ -16,9 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/bpf.h>
-#include <linux/btf.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 
 #include "../kselftest/sk_inline_util.h"
 
@@ -60,29 +58,7 @@ static const char *placement(int fd)
 
 static int create_map(unsigned int size, __u64 map_extra)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts);
-	struct btf *btf = btf__new_empty();
-	int key, u8, arr, fd;
-
-	if (!btf)
-		return -ENOMEM;
-	key = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
-	u8 = btf__add_int(btf, "unsigned char", 1, 0);
-	arr = btf__add_array(btf, key, u8, size);
-	if (key < 0 || u8 < 0 || arr < 0 || btf__load_into_kernel(btf)) {
-		btf__free(btf);
-		return -EINVAL;
-	}
-	opts.btf_fd = btf__fd(btf);
-	opts.btf_key_type_id = key;
-	opts.btf_value_type_id = arr;
-	opts.map_flags = BPF_F_NO_PREALLOC;
-	opts.map_extra = map_extra;
-	fd = bpf_map_create(BPF_MAP_TYPE_SK_STORAGE, "sk_map_hold", 4, size, 0, &opts);
-	if (fd < 0)
-		fd = -errno;
-	btf__free(btf);
-	return fd;
+	return create_sk_map_named("sk_map_hold", size, 0, map_extra);
 }
 
 int main(int argc, char **argv)

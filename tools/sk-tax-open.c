@@ -26,12 +26,10 @@
 #include <linux/if_ether.h>
 #include <linux/netlink.h>
 #include <linux/vm_sockets.h>
-#include <linux/btf.h>
-#include <bpf/bpf.h>
-#include <bpf/btf.h>
 
 #define TOOL_NAME "sk-tax-open"
 #include "tool_util.h"
+#include "../kselftest/sk_inline_util.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
@@ -87,32 +85,6 @@ static int wait_line(void)
 		if (c == '\n')
 			return 0;
 	return -1;
-}
-
-/* An sk storage map that keeps upstream's dynamic storage (no map_extra). */
-static int dynamic_map_create(unsigned int value_size)
-{
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
-	struct btf *btf = btf__new_empty();
-	int key, u8, arr, fd;
-
-	if (!btf)
-		return -ENOMEM;
-	key = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
-	u8 = btf__add_int(btf, "unsigned char", 1, 0);
-	arr = btf__add_array(btf, key, u8, value_size);
-	if (key < 0 || u8 < 0 || arr < 0 || btf__load_into_kernel(btf)) {
-		btf__free(btf);
-		return -EINVAL;
-	}
-	opts.btf_fd = btf__fd(btf);
-	opts.btf_key_type_id = key;
-	opts.btf_value_type_id = arr;
-	fd = bpf_map_create(BPF_MAP_TYPE_SK_STORAGE, "sk_tax_value", 4, value_size, 0, &opts);
-	if (fd < 0)
-		fd = -errno;
-	btf__free(btf);
-	return fd;
 }
 
 int main(int argc, char **argv)
@@ -202,7 +174,8 @@ int main(int argc, char **argv)
 		if (wait_line())
 			return 0;
 		/* The fds are consecutive: the sockets' from first_fd on. */
-		map = dynamic_map_create(value_bytes);
+		/* No map_extra: upstream's dynamic storage. */
+		map = create_sk_map_named("sk_tax_value", value_bytes, 0, 0);
 		if (map < 0)
 			die("sk storage map of %ld bytes: %s", value_bytes, strerror(-map));
 		for (fd = first_fd; fd < first_fd + opened; fd++)
