@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,18 +163,33 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-static __attribute__((noinline)) uint64_t reread(const char *line, long n)
+/* Read @line @n times; how often its value changed between two reads. */
+static __attribute__((noinline)) long reread(const char *line, long n)
 {
-	uint64_t sum = 0;
+	uint64_t prev = *(const volatile uint64_t *)line, v;
+	long changes = 0;
 
-	while (n--)
-		sum += *(const volatile uint64_t *)line;
-	return sum;
+	while (n--) {
+		v = *(const volatile uint64_t *)line;
+		changes += v != prev;
+		prev = v;
+	}
+	return changes;
 }
 
-static void coherence_test(const char *test, char *line, char *target, long reads)
+#define COH_CHUNK	10000
+#define COH_CHANGES	200	/* each one a store between two reads: a miss */
+
+/*
+ * The other vCPU stores only while the host runs its thread, which a
+ * loaded host may not do for a whole read loop: with @until_changes, read
+ * on until the line changed under this vCPU that often (each change took a
+ * coherence miss), for at most 100 times @reads.
+ */
+static void coherence_test(const char *test, char *line, char *target, long reads,
+			   bool until_changes)
 {
-	long start;
+	long start, done = 0, changes = 0;
 
 	writer_target = target;
 	start = writer_stores;
@@ -181,10 +197,15 @@ static void coherence_test(const char *test, char *line, char *target, long read
 	while (writer_stores < start + 1000)
 		;
 	cachesim_begin();
-	reread(line, reads);
+	do {
+		changes += reread(line, COH_CHUNK);
+		done += COH_CHUNK;
+	} while (done < reads ||
+		 (until_changes && changes < COH_CHANGES && done < 100 * reads));
 	cachesim_end();
 	writer_state = 0;
-	report(test, 1, reads);
+	printf("cachesim-selftest: %s: %ld reads saw %ld changes\n", test, done, changes);
+	report(test, 1, done);
 }
 
 int main(void)
@@ -234,8 +255,8 @@ int main(void)
 			fprintf(stderr, "cachesim-selftest: pthread_create failed\n");
 			return 1;
 		}
-		coherence_test("coh-shared", lines, lines, 200000);
-		coherence_test("coh-private", lines, lines + 4096, 200000);
+		coherence_test("coh-shared", lines, lines, 200000, true);
+		coherence_test("coh-private", lines, lines + 4096, 200000, false);
 		writer_state = -1;
 		pthread_join(thr, NULL);
 	}
